@@ -1,0 +1,486 @@
+package io.timedjobs.scheduler;
+
+import io.timedjobs.scheduler.internal.WorkerPool;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.time.Clock;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link ScheduledExecutorService} whose fixed pool of workers takes tasks from one
+ * leader-follower delay queue. Thread-safe.
+ *
+ * <p>Build one with {@link #builder()}:
+ *
+ * <pre>{@code
+ * LeaderFollowerScheduler scheduler = LeaderFollowerScheduler.builder()
+ *         .poolSize(4)
+ *         .threadNamePrefix("jobs-")
+ *         .misfirePolicy(MisfirePolicy.SKIP)
+ *         .build();
+ * }</pre>
+ *
+ * <p>It behaves like {@link java.util.concurrent.ScheduledThreadPoolExecutor} with a fixed pool,
+ * with these differences:
+ *
+ * <ul>
+ *   <li>A cancelled task leaves the queue at once and keeps no memory (the JDK keeps it until its
+ *       due time unless {@code setRemoveOnCancelPolicy(true)} is set).
+ *   <li>Fixed-rate tasks that fall behind follow a {@link MisfirePolicy}: catch up (the JDK's
+ *       behaviour) or skip to the next slot.
+ *   <li>Tasks can repeat by a {@link Recurrence} rule (cron, Spring triggers); those never start
+ *       before their wall-clock instant.
+ *   <li>Failures that no future reports go to a {@link TaskErrorHandler} instead of vanishing,
+ *       and every execution is reported to an {@link ExecutionListener}, with its lateness.
+ *   <li>Workers start with the first submission; while no task is due, no worker wakes up.
+ * </ul>
+ *
+ * <p><b>NOTE:</b> a delay longer than about 146 years is cut to that; such a task stays pending
+ * without overflowing the queue's arithmetic.
+ */
+public final class LeaderFollowerScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+
+    private final WorkerPool pool;
+
+    private LeaderFollowerScheduler(WorkerPool pool) {
+        this.pool = pool;
+    }
+
+    /** Returns a builder with the defaults described on each of its methods. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // ScheduledExecutorService
+
+    /**
+     * Runs a task once after a delay; a delay of zero or less means as soon as a worker is free.
+     *
+     * @throws RejectedExecutionException after shutdown
+     * @throws NullPointerException if {@code command} or {@code unit} is null
+     */
+    @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(unit, "unit");
+        return pool.schedule(command, delay, unit);
+    }
+
+    /**
+     * Runs a task once after a delay and returns its result through the future.
+     *
+     * @throws RejectedExecutionException after shutdown
+     * @throws NullPointerException if {@code callable} or {@code unit} is null
+     */
+    @Override
+    public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+        Objects.requireNonNull(callable, "callable");
+        Objects.requireNonNull(unit, "unit");
+        return pool.schedule(callable, delay, unit);
+    }
+
+    /**
+     * Runs a task at a fixed rate: the n-th execution is due at {@code initialDelay + n * period}.
+     * Executions of one task never overlap; one that runs long delays the next, and the
+     * {@linkplain Builder#misfirePolicy misfire policy} decides what happens to the ones missed.
+     *
+     * @throws IllegalArgumentException if {@code period} is not positive
+     */
+    @Override
+    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(unit, "unit");
+        if (period <= 0L) {
+            throw new IllegalArgumentException("period must be positive, was " + period + " " + unit);
+        }
+        return pool.schedulePeriodic(command, initialDelay, Math.max(1L, unit.toNanos(period)), unit);
+    }
+
+    /**
+     * Runs a task repeatedly with a fixed delay between the end of one execution and the start of
+     * the next.
+     *
+     * @throws IllegalArgumentException if {@code delay} is not positive
+     */
+    @Override
+    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(unit, "unit");
+        if (delay <= 0L) {
+            throw new IllegalArgumentException("delay must be positive, was " + delay + " " + unit);
+        }
+        return pool.schedulePeriodic(command, initialDelay, -Math.max(1L, unit.toNanos(delay)), unit);
+    }
+
+    /**
+     * Runs a task repeatedly at the instants a rule computes, one execution at a time. Cron
+     * expressions and Spring triggers use this.
+     *
+     * <p>Each execution waits for its instant by the wall {@linkplain Builder#clock clock}, never
+     * starting before it. When the rule returns {@code null} the task ends and its future
+     * completes normally.
+     *
+     * @return the future of the whole series, or {@code null} if the rule gives no first execution
+     * @throws RejectedExecutionException after shutdown
+     */
+    public @Nullable ScheduledFuture<?> schedule(Runnable command, Recurrence recurrence) {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(recurrence, "recurrence");
+        return pool.scheduleRecurring(command, recurrence);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // ExecutorService
+
+    /**
+     * Runs a task as soon as a worker is free. Nothing reports its failure but the
+     * {@linkplain Builder#errorHandler error handler}.
+     */
+    @Override
+    public void execute(Runnable command) {
+        Objects.requireNonNull(command, "command");
+        pool.execute(command);
+    }
+
+    @Override
+    public Future<?> submit(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        return pool.submit(task, null);
+    }
+
+    @Override
+    public <T> Future<T> submit(Runnable task, T result) {
+        Objects.requireNonNull(task, "task");
+        return pool.submit(task, result);
+    }
+
+    @Override
+    public <T> Future<T> submit(Callable<T> task) {
+        Objects.requireNonNull(task, "task");
+        return pool.schedule(task, 0L, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Stops accepting tasks. Queued one-shot tasks still run, or are cancelled if
+     * {@code executeExistingDelayedTasksAfterShutdown} is off (those already due run anyway);
+     * repeating tasks stop unless {@code continueExistingPeriodicTasksAfterShutdown} is on. Returns
+     * at once; see {@link #awaitTermination}.
+     */
+    @Override
+    public void shutdown() {
+        pool.shutdown();
+    }
+
+    /**
+     * Stops accepting tasks, interrupts running ones and returns the queued tasks, which never ran
+     * and are left as they are (not cancelled).
+     */
+    @Override
+    public List<Runnable> shutdownNow() {
+        return pool.shutdownNow();
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return pool.isShutdown();
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return pool.isTerminated();
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        return pool.awaitTermination(timeout, unit);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Live figures, cheap enough for metric gauges
+
+    /** Returns the number of tasks waiting in the queue (not counting running ones). */
+    public int getQueueSize() {
+        return pool.queueSize();
+    }
+
+    /** Returns the number of workers running a task right now. */
+    public int getActiveCount() {
+        return pool.activeCount();
+    }
+
+    /** Returns the number of live worker threads; 0 before the first submission. */
+    public int getPoolSize() {
+        return pool.poolSize();
+    }
+
+    /** Returns the configured number of workers. */
+    public int getCorePoolSize() {
+        return pool.corePoolSize();
+    }
+
+    /** Returns the number of executions finished so far, failed ones included. */
+    public long getCompletedTaskCount() {
+        return pool.completedCount();
+    }
+
+    /** Returns the number of executions that threw. */
+    public long getFailedTaskCount() {
+        return pool.failedCount();
+    }
+
+    /** Returns the number of submissions rejected because the scheduler was shut down. */
+    public long getRejectedTaskCount() {
+        return pool.rejectedCount();
+    }
+
+    /**
+     * Returns how far the most overdue waiting task is past its due time right now, or 0 when no
+     * waiting task is due: a measure of whether the pool is falling behind.
+     */
+    public long getOverdue(TimeUnit unit) {
+        return unit.convert(pool.overdueNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Returns the monotonic time source of this scheduler. */
+    public Ticker getTicker() {
+        return pool.ticker();
+    }
+
+    /** Returns the wall clock that {@link Recurrence} rules are evaluated with. */
+    public Clock getClock() {
+        return pool.clock();
+    }
+
+    WorkerPool pool() {
+        return pool;
+    }
+
+    @Override
+    public String toString() {
+        return pool.toString();
+    }
+
+    /**
+     * Builds a {@link LeaderFollowerScheduler}. Not thread-safe; each call of {@link #build()}
+     * returns a new scheduler.
+     */
+    public static final class Builder {
+
+        private static final AtomicInteger SCHEDULER_NUMBER = new AtomicInteger();
+
+        private int poolSize = Math.max(2, Runtime.getRuntime().availableProcessors());
+        private @Nullable ThreadFactory threadFactory;
+        private String threadNamePrefix = "timed-jobs-";
+        private boolean daemon;
+        private boolean virtualThreads;
+        private Ticker ticker = Ticker.system();
+        private @Nullable Clock clock;
+        private MisfirePolicy misfirePolicy = MisfirePolicy.CATCH_UP;
+        private TaskErrorHandler errorHandler = TaskErrorHandler.logging();
+        private ExecutionListener executionListener = ExecutionListener.none();
+        private boolean executeExistingDelayedTasksAfterShutdown = true;
+        private boolean continueExistingPeriodicTasksAfterShutdown;
+        private boolean keepRepeatingAfterFailure;
+
+        private Builder() {}
+
+        /**
+         * Sets the number of worker threads; default: the number of processors, at least 2.
+         *
+         * @throws IllegalArgumentException if {@code poolSize} is less than 1
+         */
+        public Builder poolSize(int poolSize) {
+            if (poolSize < 1) {
+                throw new IllegalArgumentException("poolSize must be at least 1, was " + poolSize);
+            }
+            this.poolSize = poolSize;
+            return this;
+        }
+
+        /** Sets the prefix of worker thread names, followed by a number; default {@code timed-jobs-}. */
+        public Builder threadNamePrefix(String threadNamePrefix) {
+            this.threadNamePrefix = Objects.requireNonNull(threadNamePrefix, "threadNamePrefix");
+            return this;
+        }
+
+        /**
+         * Sets whether the named platform threads are daemon threads; default false, like the
+         * JDK's executors. Ignored with a thread factory or virtual threads.
+         */
+        public Builder daemon(boolean daemon) {
+            this.daemon = daemon;
+            return this;
+        }
+
+        /** Sets the factory that makes the worker threads, instead of named platform threads. */
+        public Builder threadFactory(ThreadFactory threadFactory) {
+            this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+            return this;
+        }
+
+        /**
+         * Sets whether the workers are virtual threads, named with the prefix; default false.
+         * Needs JDK 21 or later: {@link #build()} fails with {@link IllegalStateException} on an
+         * older JVM. A task that blocks then frees its carrier thread.
+         */
+        public Builder virtualThreads(boolean virtualThreads) {
+            this.virtualThreads = virtualThreads;
+            return this;
+        }
+
+        /**
+         * Sets the monotonic time source; default {@link Ticker#system()}. Give a {@link
+         * ManualTicker} in tests: the scheduler then moves only when the ticker is advanced.
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Sets the wall clock that {@link Recurrence} rules see and that decides when their
+         * executions may start; default the system UTC clock, or the clock of a {@link
+         * ManualTicker} when one is the ticker.
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Sets what fixed-rate tasks do after falling behind; default {@link MisfirePolicy#CATCH_UP}. */
+        public Builder misfirePolicy(MisfirePolicy misfirePolicy) {
+            this.misfirePolicy = Objects.requireNonNull(misfirePolicy, "misfirePolicy");
+            return this;
+        }
+
+        /**
+         * Sets the handler for failures of repeating tasks and of tasks given to {@code execute};
+         * default {@link TaskErrorHandler#logging()}.
+         */
+        public Builder errorHandler(TaskErrorHandler errorHandler) {
+            this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+            return this;
+        }
+
+        /** Sets the listener told of every execution; default none. */
+        public Builder executionListener(ExecutionListener executionListener) {
+            this.executionListener = Objects.requireNonNull(executionListener, "executionListener");
+            return this;
+        }
+
+        /**
+         * Sets whether one-shot tasks still waiting for their time at shutdown run when it comes;
+         * default true. When false they are cancelled at shutdown. Tasks already due run either way.
+         */
+        public Builder executeExistingDelayedTasksAfterShutdown(boolean value) {
+            this.executeExistingDelayedTasksAfterShutdown = value;
+            return this;
+        }
+
+        /**
+         * Sets whether repeating tasks keep running after shutdown (until {@code shutdownNow});
+         * default false: they are cancelled at shutdown.
+         */
+        public Builder continueExistingPeriodicTasksAfterShutdown(boolean value) {
+            this.continueExistingPeriodicTasksAfterShutdown = value;
+            return this;
+        }
+
+        /**
+         * Sets whether a repeating task that throws keeps its schedule, as Spring's schedulers do;
+         * default false: like the JDK, it stops and its future completes with the exception. The
+         * error handler sees the failure either way, and can stop the task by throwing.
+         */
+        public Builder keepRepeatingAfterFailure(boolean value) {
+            this.keepRepeatingAfterFailure = value;
+            return this;
+        }
+
+        /**
+         * Builds the scheduler. Its workers start with the first submitted task.
+         *
+         * @throws IllegalStateException if virtual threads were asked for on a JVM without them
+         */
+        public LeaderFollowerScheduler build() {
+            int number = SCHEDULER_NUMBER.incrementAndGet();
+            ThreadFactory factory = threadFactory;
+            if (factory == null) {
+                factory = virtualThreads
+                        ? virtualThreadFactory(threadNamePrefix)
+                        : new NamedThreadFactory(threadNamePrefix, daemon);
+            }
+            boolean manual = ticker instanceof ManualTicker;
+            Clock wallClock = clock != null ? clock : manual ? ((ManualTicker) ticker).clock() : Clock.systemUTC();
+            WorkerPool pool = new WorkerPool(new WorkerPool.Settings(
+                    "LeaderFollowerScheduler-" + number,
+                    poolSize,
+                    factory,
+                    ticker,
+                    manual,
+                    wallClock,
+                    misfirePolicy,
+                    errorHandler,
+                    executionListener,
+                    executeExistingDelayedTasksAfterShutdown,
+                    continueExistingPeriodicTasksAfterShutdown,
+                    keepRepeatingAfterFailure));
+            if (manual) {
+                ((ManualTicker) ticker).onAdvance(pool.timeAdvancedCallback());
+            }
+            return new LeaderFollowerScheduler(pool);
+        }
+
+        private static ThreadFactory virtualThreadFactory(String prefix) {
+            try {
+                Method ofVirtual = Thread.class.getMethod("ofVirtual");
+                Object builder = ofVirtual.invoke(null);
+                Class<?> builderType = Class.forName("java.lang.Thread$Builder");
+                builder =
+                        builderType.getMethod("name", String.class, long.class).invoke(builder, prefix, 1L);
+                return (ThreadFactory) builderType.getMethod("factory").invoke(builder);
+            } catch (NoSuchMethodException | ClassNotFoundException | IllegalAccessException e) {
+                throw virtualThreadsMissing(e);
+            } catch (InvocationTargetException e) {
+                throw virtualThreadsMissing(e.getCause());
+            }
+        }
+
+        private static IllegalStateException virtualThreadsMissing(@Nullable Throwable cause) {
+            return new IllegalStateException(
+                    "Virtual threads need Java 21 or later; this JVM is Java "
+                            + Runtime.version().feature(),
+                    cause);
+        }
+    }
+
+    private static final class NamedThreadFactory implements ThreadFactory {
+        private final String prefix;
+        private final boolean daemon;
+        private final AtomicInteger number = new AtomicInteger();
+
+        NamedThreadFactory(String prefix, boolean daemon) {
+            this.prefix = prefix;
+            this.daemon = daemon;
+        }
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread thread = new Thread(r, prefix + number.incrementAndGet());
+            thread.setDaemon(daemon);
+            return thread;
+        }
+    }
+}

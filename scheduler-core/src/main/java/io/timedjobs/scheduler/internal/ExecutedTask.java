@@ -1,0 +1,17 @@
+package io.timedjobs.scheduler.internal;
+
+/**
+ * A task handed to {@code execute(Runnable)}: nobody holds its future, so its failure goes to the
+ * error handler instead of staying unseen in the future.
+ */
+final class ExecutedTask extends ScheduledTask<Void> {
+
+    ExecutedTask(WorkerPool pool, Runnable work, long time) {
+        super(pool, work, null, time);
+    }
+
+    @Override
+    void onFailure(Throwable failure) {
+        pool.errorHandler.handleError(failure);
+    }
+}

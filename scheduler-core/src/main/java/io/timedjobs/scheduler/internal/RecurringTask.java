@@ -1,0 +1,135 @@
+package io.timedjobs.scheduler.internal;
+
+import io.timedjobs.scheduler.ExecutionListener.Outcome;
+import io.timedjobs.scheduler.Recurrence;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A task whose executions a {@link Recurrence} computes, one at a time, as wall-clock instants.
+ *
+ * <p>The queue orders it by ticker time, converted from the wall-clock instant when it is queued.
+ * Because the two clocks can drift apart, the worker checks the wall clock again before running it
+ * and, if the instant has not come yet, puts the task back for the remaining difference: a cron job
+ * never fires early.
+ */
+final class RecurringTask extends ScheduledTask<Void> implements Recurrence.Context {
+
+    private final Recurrence recurrence;
+
+    /** The wall-clock instant of the pending execution. Only the worker running the task writes it. */
+    private Instant scheduled;
+
+    private @Nullable Instant lastStarted;
+    private @Nullable Instant lastCompleted;
+
+    RecurringTask(WorkerPool pool, Runnable work, Recurrence recurrence, Instant first) {
+        super(pool, work, null, 0L);
+        this.recurrence = recurrence;
+        this.scheduled = first;
+        this.time = ticksUntil(first);
+    }
+
+    @Override
+    public boolean isPeriodic() {
+        return true;
+    }
+
+    @Override
+    boolean isRepeating() {
+        return true;
+    }
+
+    @Override
+    @Nullable
+    Outcome execute() {
+        Instant now = pool.clock.instant();
+        if (now.isBefore(scheduled)) {
+            if (isNew()) {
+                time = ticksUntil(scheduled);
+                pool.requeue(this);
+            }
+            return null;
+        }
+        if (!claimRunner()) {
+            return null;
+        }
+        Throwable failure = null;
+        try {
+            Object w = work;
+            if (w == null || !isNew()) {
+                return null;
+            }
+            lastStarted = now;
+            try {
+                ((Runnable) w).run();
+            } catch (Throwable t) {
+                failure = t;
+            }
+            lastCompleted = pool.clock.instant();
+        } finally {
+            releaseRunner();
+        }
+        if (failure != null) {
+            Throwable fatal = pool.handleRepeatingFailure(failure);
+            if (fatal != null) {
+                complete(EXCEPTIONAL, fatal);
+                return Outcome.FAILED;
+            }
+        }
+        if (isNew()) {
+            Instant next;
+            try {
+                next = recurrence.nextExecution(this);
+            } catch (Throwable ruleFailure) {
+                complete(EXCEPTIONAL, ruleFailure);
+                return Outcome.FAILED;
+            }
+            if (next == null) {
+                complete(NORMAL, null);
+            } else {
+                scheduled = next;
+                time = ticksUntil(next);
+                pool.requeue(this);
+            }
+        }
+        return failure == null ? Outcome.SUCCEEDED : Outcome.FAILED;
+    }
+
+    private long ticksUntil(Instant instant) {
+        long now = pool.ticker.read();
+        Duration until = Duration.between(pool.clock.instant(), instant);
+        if (until.isNegative()) {
+            return now;
+        }
+        long nanos;
+        try {
+            nanos = until.toNanos();
+        } catch (ArithmeticException tooFar) {
+            nanos = Long.MAX_VALUE;
+        }
+        return WorkerPool.triggerTime(now, nanos);
+    }
+
+    @Override
+    public @Nullable Instant lastScheduled() {
+        return lastStarted == null ? null : scheduled;
+    }
+
+    @Override
+    public @Nullable Instant lastStarted() {
+        return lastStarted;
+    }
+
+    @Override
+    public @Nullable Instant lastCompleted() {
+        return lastCompleted;
+    }
+
+    @Override
+    public Clock clock() {
+        return pool.clock;
+    }
+}

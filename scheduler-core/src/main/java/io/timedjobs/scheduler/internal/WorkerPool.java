@@ -1,0 +1,483 @@
+package io.timedjobs.scheduler.internal;
+
+import io.timedjobs.scheduler.ExecutionListener;
+import io.timedjobs.scheduler.ExecutionListener.Outcome;
+import io.timedjobs.scheduler.MisfirePolicy;
+import io.timedjobs.scheduler.Recurrence;
+import io.timedjobs.scheduler.TaskErrorHandler;
+import io.timedjobs.scheduler.Ticker;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The engine behind {@code LeaderFollowerScheduler}: a fixed set of worker threads that take due
+ * tasks from one {@link LeaderFollowerDelayQueue}, plus the run state and the counters.
+ *
+ * <p>This class is thread-safe.
+ */
+public final class WorkerPool {
+
+    /*
+     * Run state, only ever increasing:
+     *   RUNNING    accepts tasks
+     *   SHUTDOWN   accepts none; runs what the shutdown policy kept; workers exit when the queue
+     *              is empty
+     *   STOP       accepts none, runs none; running tasks were interrupted
+     *   TERMINATED no worker left
+     * Transitions happen under mainLock; the queue keeps its own copy of "shut down" and "stopped"
+     * under its lock, which is what makes a submission and a shutdown atomic to each other.
+     */
+    private static final int RUNNING = 0;
+    private static final int SHUTDOWN = 1;
+    private static final int STOP = 2;
+    private static final int TERMINATED = 3;
+
+    /**
+     * The longest delay kept as is: about 146 years. Longer ones are cut to it, so that the
+     * difference of any two due times still fits in a long and the heap order stays right.
+     */
+    static final long MAX_DELAY = Long.MAX_VALUE >>> 1;
+
+    final Ticker ticker;
+    final Clock clock;
+    final MisfirePolicy misfirePolicy;
+    final TaskErrorHandler errorHandler;
+    private final ExecutionListener listener;
+    private final boolean keepDelayedAfterShutdown;
+    private final boolean keepRepeatingAfterShutdown;
+    private final boolean keepRepeatingAfterFailure;
+    private final int poolSize;
+    private final ThreadFactory threadFactory;
+    private final String name;
+
+    private final LeaderFollowerDelayQueue queue;
+
+    private final ReentrantLock mainLock = new ReentrantLock();
+    private final Condition termination = mainLock.newCondition();
+
+    /** Live workers. Guarded by mainLock. */
+    private final HashSet<Thread> workers = new HashSet<>();
+
+    private volatile int runState = RUNNING;
+
+    /** Whether the workers were started; they start with the first submission. */
+    private volatile boolean started;
+
+    private final AtomicInteger active = new AtomicInteger();
+    private final LongAdder completed = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+
+    /** Every setting of the pool; validated by the public builder. */
+    public record Settings(
+            String name,
+            int poolSize,
+            ThreadFactory threadFactory,
+            Ticker ticker,
+            boolean tickerIsManual,
+            Clock clock,
+            MisfirePolicy misfirePolicy,
+            TaskErrorHandler errorHandler,
+            ExecutionListener listener,
+            boolean executeExistingDelayedTasksAfterShutdown,
+            boolean continueExistingPeriodicTasksAfterShutdown,
+            boolean keepRepeatingAfterFailure) {}
+
+    public WorkerPool(Settings settings) {
+        this.name = settings.name();
+        this.poolSize = settings.poolSize();
+        this.threadFactory = settings.threadFactory();
+        this.ticker = settings.ticker();
+        this.clock = settings.clock();
+        this.misfirePolicy = settings.misfirePolicy();
+        this.errorHandler = settings.errorHandler();
+        this.listener = settings.listener();
+        this.keepDelayedAfterShutdown = settings.executeExistingDelayedTasksAfterShutdown();
+        this.keepRepeatingAfterShutdown = settings.continueExistingPeriodicTasksAfterShutdown();
+        this.keepRepeatingAfterFailure = settings.keepRepeatingAfterFailure();
+        this.queue = new LeaderFollowerDelayQueue(ticker, !settings.tickerIsManual());
+    }
+
+    /** Returns the callback that a manual ticker runs after each advance. */
+    public Runnable timeAdvancedCallback() {
+        return queue::timeAdvanced;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Submission
+
+    /** Returns {@code now + delay}, with a negative delay meaning "now" and a huge one capped. */
+    static long triggerTime(long now, long delayNanos) {
+        return now + (delayNanos <= 0L ? 0L : Math.min(delayNanos, MAX_DELAY));
+    }
+
+    private long triggerTime(long delay, TimeUnit unit) {
+        return triggerTime(ticker.read(), unit.toNanos(delay));
+    }
+
+    public ScheduledTask<?> schedule(Runnable command, long delay, TimeUnit unit) {
+        return submit(new ScheduledTask<>(this, command, null, triggerTime(delay, unit)));
+    }
+
+    public <V> ScheduledTask<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+        return submit(new ScheduledTask<>(this, callable, triggerTime(delay, unit)));
+    }
+
+    public <V> ScheduledTask<V> submit(Runnable command, @Nullable V result) {
+        return submit(new ScheduledTask<>(this, command, result, ticker.read()));
+    }
+
+    public void execute(Runnable command) {
+        submit(new ExecutedTask(this, command, ticker.read()));
+    }
+
+    /** Schedules a fixed-rate ({@code period > 0}) or fixed-delay ({@code period < 0}) task. */
+    public ScheduledTask<?> schedulePeriodic(Runnable command, long initialDelay, long periodNanos, TimeUnit unit) {
+        return submit(new PeriodicTask(this, command, triggerTime(initialDelay, unit), periodNanos));
+    }
+
+    public @Nullable ScheduledTask<?> scheduleRecurring(Runnable command, Recurrence recurrence) {
+        Instant first = recurrence.nextExecution(new FirstExecutionContext(clock));
+        if (first == null) {
+            return null;
+        }
+        return submit(new RecurringTask(this, command, recurrence, first));
+    }
+
+    private <T extends ScheduledTask<?>> T submit(T task) {
+        if (!started) {
+            startWorkers();
+        }
+        if (!queue.offer(task)) {
+            rejected.increment();
+            throw new RejectedExecutionException(
+                    "Task " + task + " rejected from " + this + ": the scheduler has been shut down");
+        }
+        return task;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Workers
+
+    private void startWorkers() {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            if (started || runState != RUNNING) {
+                return;
+            }
+            for (int i = 0; i < poolSize; i++) {
+                addWorker();
+            }
+            started = true;
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    /** Starts one worker. Called under mainLock. */
+    private void addWorker() {
+        Thread thread = threadFactory.newThread(this::runWorker);
+        if (thread == null) {
+            throw new IllegalStateException("Thread factory " + threadFactory + " returned no thread");
+        }
+        workers.add(thread);
+        try {
+            thread.start();
+        } catch (Throwable failure) {
+            workers.remove(thread);
+            throw failure;
+        }
+    }
+
+    private void runWorker() {
+        boolean abrupt = true;
+        try {
+            for (; ; ) {
+                ScheduledTask<?> task = queue.take();
+                if (task == null) {
+                    break;
+                }
+                runTask(task);
+            }
+            abrupt = false;
+        } finally {
+            workerExited(Thread.currentThread(), abrupt);
+        }
+    }
+
+    private void runTask(ScheduledTask<?> task) {
+        // An interrupt left over from a cancel(true) must not hit the next task; after
+        // shutdownNow every task must see one.
+        if (runState >= STOP) {
+            task.cancel(false);
+            return;
+        }
+        Thread.interrupted();
+        if (task.isRepeating() && runState >= SHUTDOWN && !keepRepeatingAfterShutdown) {
+            task.cancel(false);
+            return;
+        }
+        long due = task.time;
+        long start = ticker.read();
+        active.incrementAndGet();
+        Outcome outcome;
+        try {
+            outcome = task.execute();
+        } catch (Throwable escaped) {
+            // Only an error handler can throw here, for a task given to execute(): the worker
+            // dies with it, and workerExited puts a new one in its place.
+            count(Outcome.FAILED, due, start);
+            throw escaped;
+        } finally {
+            active.decrementAndGet();
+        }
+        if (outcome != null) {
+            count(outcome, due, start);
+        }
+    }
+
+    private void count(Outcome outcome, long due, long start) {
+        completed.increment();
+        if (outcome == Outcome.FAILED) {
+            failed.increment();
+        }
+        listener.onExecution(Math.max(0L, start - due), ticker.read() - start, outcome);
+    }
+
+    private void workerExited(Thread worker, boolean abrupt) {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            workers.remove(worker);
+            if (abrupt && runState < STOP && (runState == RUNNING || queue.size() > 0)) {
+                addWorker();
+            }
+            tryTerminate();
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    /** Moves to TERMINATED when nothing is left to do. Called under mainLock. */
+    private void tryTerminate() {
+        if (runState >= SHUTDOWN && runState < TERMINATED && workers.isEmpty()) {
+            runState = TERMINATED;
+            termination.signalAll();
+        }
+    }
+
+    /** Runs a task on the caller's thread, for callers of {@link ScheduledTask#run()}. */
+    void runDirectly(ScheduledTask<?> task) {
+        task.execute();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Callbacks from tasks
+
+    void onCancel(ScheduledTask<?> task) {
+        if (task.heapIndex >= 0) {
+            queue.remove(task);
+        }
+    }
+
+    /** Puts a repeating task back; cancels it when the shutdown policy says it must stop. */
+    void requeue(ScheduledTask<?> task) {
+        if (!queue.requeue(task, keepRepeatingAfterShutdown)) {
+            task.cancel(false);
+        }
+    }
+
+    /**
+     * Reports a repeating task's failure to the error handler.
+     *
+     * @return null if the task keeps its schedule, else the Throwable to complete its future with
+     */
+    @Nullable
+    Throwable handleRepeatingFailure(Throwable failure) {
+        try {
+            errorHandler.handleError(failure);
+        } catch (Throwable fromHandler) {
+            return fromHandler;
+        }
+        return keepRepeatingAfterFailure ? null : failure;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Shutdown
+
+    public void shutdown() {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            if (runState < SHUTDOWN) {
+                runState = SHUTDOWN;
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        for (ScheduledTask<?> dropped : queue.shutdown(keepDelayedAfterShutdown, keepRepeatingAfterShutdown)) {
+            dropped.cancel(false);
+        }
+        mainLock.lock();
+        try {
+            tryTerminate();
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    public List<Runnable> shutdownNow() {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            if (runState < STOP) {
+                runState = STOP;
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        List<Runnable> neverRan = new ArrayList<>(queue.stop());
+        mainLock.lock();
+        try {
+            for (Thread worker : workers) {
+                worker.interrupt();
+            }
+            tryTerminate();
+        } finally {
+            mainLock.unlock();
+        }
+        return neverRan;
+    }
+
+    public boolean isShutdown() {
+        return runState >= SHUTDOWN;
+    }
+
+    public boolean isTerminated() {
+        return runState == TERMINATED;
+    }
+
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        long nanos = unit.toNanos(timeout);
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            while (runState != TERMINATED) {
+                if (nanos <= 0L) {
+                    return false;
+                }
+                nanos = termination.awaitNanos(nanos);
+            }
+            return true;
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Figures
+
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    public int queueSize() {
+        return queue.size();
+    }
+
+    public int activeCount() {
+        return active.get();
+    }
+
+    public int poolSize() {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            return workers.size();
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    public int corePoolSize() {
+        return poolSize;
+    }
+
+    public long completedCount() {
+        return completed.sum();
+    }
+
+    public long failedCount() {
+        return failed.sum();
+    }
+
+    public long rejectedCount() {
+        return rejected.sum();
+    }
+
+    public long overdueNanos() {
+        return queue.overdueNanos();
+    }
+
+    /** Returns the queue; for tests of the protocol. */
+    public LeaderFollowerDelayQueue queue() {
+        return queue;
+    }
+
+    /** Returns a snapshot of the live worker threads; for tests of the protocol. */
+    public List<Thread> workerThreads() {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            return new ArrayList<>(workers);
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        String state = switch (runState) {
+            case RUNNING -> "Running";
+            case SHUTDOWN -> "Shutting down";
+            case STOP -> "Stopping";
+            default -> "Terminated";
+        };
+        return name + "[" + state + ", pool size = " + poolSize + ", active = " + active.get() + ", queued = "
+                + queue.size() + ", completed = " + completed.sum() + "]";
+    }
+
+    private record FirstExecutionContext(Clock clock) implements Recurrence.Context {
+        @Override
+        public @Nullable Instant lastScheduled() {
+            return null;
+        }
+
+        @Override
+        public @Nullable Instant lastStarted() {
+            return null;
+        }
+
+        @Override
+        public @Nullable Instant lastCompleted() {
+            return null;
+        }
+    }
+}
