@@ -349,8 +349,7 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /** Returns the thread currently designated leader; for tests. */
-    @Nullable
-    Thread leader() {
+    public @Nullable Thread leader() {
         final ReentrantLock lock = this.lock;
         lock.lock();
         try {

@@ -1,0 +1,122 @@
+package io.timedjobs.scheduler;
+
+import static java.util.concurrent.TimeUnit.HOURS;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The leader-follower protocol of the queue, observed through the workers' thread states. */
+@Timeout(60)
+class LeaderFollowerProtocolTest {
+
+    private LeaderFollowerScheduler scheduler;
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+            assertThat(scheduler.awaitTermination(TestDelays.LONG.toMillis(), MILLISECONDS))
+                    .isTrue();
+        }
+    }
+
+    /** With eight idle workers and one task due in an hour, exactly one worker waits timed. */
+    @Test
+    void shouldLetExactlyOneWorkerWaitTimed() {
+        scheduler = LeaderFollowerScheduler.builder().poolSize(8).build();
+        scheduler.schedule(() -> {}, 1, HOURS);
+        await().atMost(TestDelays.LONG).untilAsserted(() -> {
+            List<Thread> workers = scheduler.pool().workerThreads();
+            assertThat(workers).hasSize(8);
+            assertThat(workers)
+                    .filteredOn(t -> t.getState() == Thread.State.TIMED_WAITING)
+                    .hasSize(1)
+                    .containsExactly(scheduler.pool().queue().leader());
+            assertThat(workers)
+                    .filteredOn(t -> t.getState() == Thread.State.WAITING)
+                    .hasSize(7);
+        });
+    }
+
+    /** With nothing queued, no worker waits timed: an idle scheduler never wakes up. */
+    @Test
+    void shouldWaitUntimedWhenEmpty() {
+        scheduler = LeaderFollowerScheduler.builder().poolSize(3).build();
+        ScheduledFuture<?> only = scheduler.schedule(() -> {}, 1, HOURS);
+        only.cancel(false);
+        await().atMost(TestDelays.LONG).untilAsserted(() -> {
+            List<Thread> workers = scheduler.pool().workerThreads();
+            assertThat(workers).hasSize(3).allMatch(t -> t.getState() == Thread.State.WAITING);
+        });
+    }
+
+    /** A task inserted ahead of a far head wakes the leader and runs at its own time. */
+    @Test
+    void shouldRunTaskInsertedAheadOfFarHeadOnTime() throws Exception {
+        scheduler = LeaderFollowerScheduler.builder().poolSize(2).build();
+        AtomicInteger farRuns = new AtomicInteger();
+        scheduler.schedule(farRuns::incrementAndGet, 1, HOURS);
+        await().atMost(TestDelays.LONG).until(() -> scheduler.pool().queue().leader() != null);
+        ScheduledFuture<String> near = scheduler.schedule(() -> "near", TestDelays.SHORT.toMillis(), MILLISECONDS);
+        assertThat(near.get(TestDelays.LONG.toMillis(), MILLISECONDS)).isEqualTo("near");
+        assertThat(farRuns).hasValue(0);
+    }
+
+    /** Same, with a manual ticker: the near task runs when its time comes, the far one does not. */
+    @Test
+    void shouldRunNearTaskBeforeFarHeadWithManualTicker() {
+        ManualTicker ticker = new ManualTicker();
+        scheduler = LeaderFollowerScheduler.builder().poolSize(2).ticker(ticker).build();
+        ScheduledFuture<String> far = scheduler.schedule(() -> "far", 1, HOURS);
+        ScheduledFuture<String> near = scheduler.schedule(() -> "near", 1, SECONDS);
+        ticker.advance(999, MILLISECONDS);
+        assertThat(near.isDone()).isFalse();
+        ticker.advance(1, MILLISECONDS);
+        await().atMost(TestDelays.LONG).until(near::isDone);
+        assertThat(far.isDone()).isFalse();
+        assertThat(far.getDelay(SECONDS)).isEqualTo(3599);
+    }
+
+    /** Tasks with exactly equal due times run in submission order. */
+    @Test
+    void shouldRunEqualDueTimesFirstInFirstOut() {
+        ManualTicker ticker = new ManualTicker();
+        scheduler = LeaderFollowerScheduler.builder().poolSize(1).ticker(ticker).build();
+        List<Integer> order = Collections.synchronizedList(new ArrayList<>());
+        int n = 2_000;
+        for (int i = 0; i < n; i++) {
+            int id = i;
+            scheduler.schedule(() -> order.add(id), 10, SECONDS);
+        }
+        ticker.advance(10, SECONDS);
+        await().atMost(TestDelays.LONG).until(() -> order.size() == n);
+        assertThat(order).isSorted();
+    }
+
+    /** Ordering stays right when the ticker's reading wraps around past Long.MAX_VALUE. */
+    @Test
+    void shouldOrderTasksAcrossTickerWrapAround() {
+        ManualTicker ticker = new ManualTicker(Long.MAX_VALUE - SECONDS.toNanos(5), java.time.Instant.EPOCH);
+        scheduler = LeaderFollowerScheduler.builder().poolSize(1).ticker(ticker).build();
+        ScheduledFuture<String> late = scheduler.schedule(() -> "late", 10, SECONDS);
+        ScheduledFuture<String> early = scheduler.schedule(() -> "early", 3, SECONDS);
+        ScheduledFuture<String> huge = scheduler.schedule(() -> "huge", Long.MAX_VALUE, SECONDS);
+        ticker.advance(3, SECONDS);
+        await().atMost(TestDelays.LONG).until(early::isDone);
+        assertThat(late.isDone()).isFalse();
+        ticker.advance(7, SECONDS);
+        await().atMost(TestDelays.LONG).until(late::isDone);
+        assertThat(huge.isDone()).isFalse();
+        assertThat(huge.getDelay(java.util.concurrent.TimeUnit.DAYS)).isGreaterThan(365L * 100);
+    }
+}
