@@ -52,8 +52,7 @@ class LeaderFollowerProtocolTest {
     @Test
     void shouldWaitUntimedWhenEmpty() {
         scheduler = LeaderFollowerScheduler.builder().poolSize(3).build();
-        ScheduledFuture<?> only = scheduler.schedule(() -> {}, 1, HOURS);
-        only.cancel(false);
+        scheduler.execute(() -> {});
         await().atMost(TestDelays.LONG).untilAsserted(() -> {
             List<Thread> workers = scheduler.pool().workerThreads();
             assertThat(workers).hasSize(3).allMatch(t -> t.getState() == Thread.State.WAITING);
