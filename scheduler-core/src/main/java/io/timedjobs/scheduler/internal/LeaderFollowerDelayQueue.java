@@ -1,10 +1,14 @@
 package io.timedjobs.scheduler.internal;
 
 import io.timedjobs.scheduler.Ticker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -12,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * The queue every worker of one scheduler takes its tasks from: a min-heap ordered by due time,
  * consumed with the leader-follower protocol.
  *
- * <p>This class is thread-safe; all state is guarded by one lock.
+ * <p>This class is thread-safe. The heap and the waiters are guarded by one lock; new tasks reach
+ * the heap through a lock-free staging stack.
  */
 public final class LeaderFollowerDelayQueue {
 
@@ -20,39 +25,47 @@ public final class LeaderFollowerDelayQueue {
      * Design overview.
      *
      * 1. The heap. A binary min-heap in an array, ordered by (time, sequence): due time first, then
-     *    submission order, so equal times run first in, first out. Every task records its own index
-     *    in the array (ScheduledTask.heapIndex), which turns removal of an arbitrary task, the
+     *    the order tasks entered, so equal times run first in, first out. Every task records its own
+     *    index in the array (ScheduledTask.heapIndex), which turns removal of an arbitrary task, the
      *    common case when timeouts are cancelled, from a linear search into O(log n) sift work. A
-     *    removed or taken task gets index -1 and its array slot is cleared at once, so the queue
-     *    never retains a task it no longer holds.
+     *    removed or taken task gets index -1 and its slot is cleared at once, so the queue never
+     *    retains a task it no longer holds.
      *
-     * 2. Leader-follower. Any number of workers call take(). At most one of them, the leader, waits
-     *    with a timeout: the time until the head is due. The others, the followers, wait without a
-     *    timeout and cost nothing. When the leader leaves with a task, it signals one follower,
-     *    which becomes the next leader; so however many tasks are pending, there is at most one
-     *    timed sleeper, and no thread wakes up unless a task is due or the head changed. This is
-     *    the protocol of java.util.concurrent.DelayQueue, described in the Javadoc of its leader
-     *    field (after Schmidt and Pyarali's Leader/Followers pattern).
+     * 2. Leader-follower. Any number of workers call take(). At most one of them, the leader, sleeps
+     *    with a timeout: the time until the head is due. The others, the followers, sleep without
+     *    one and cost nothing. When the leader leaves with a task, it wakes one follower, which
+     *    becomes the next leader; so however many tasks are pending, there is at most one timed
+     *    sleeper, and no thread wakes up unless a task is due or the head changed. This is the
+     *    protocol of java.util.concurrent.DelayQueue (see the Javadoc of its leader field), after
+     *    Schmidt and Pyarali's Leader/Followers pattern. Workers sleep with LockSupport.park on
+     *    their own Waiter rather than on a Condition, so that every release of the lock goes
+     *    through unlock() below, and so that a wake-up targets exactly one chosen thread.
      *
-     * 3. New heads. A task inserted at the head is due before the leader's wake-up target. The
-     *    inserter then clears the leader field and signals a waiter: whoever wakes up (the old
-     *    leader or a follower) recomputes its wait for the new head. A task inserted anywhere else
-     *    wakes nobody.
+     * 3. Staging. Submitting threads do not queue up on the lock. offer() pushes the task onto a
+     *    Treiber stack (one CAS) and then only tries the lock: whoever holds the lock drains the
+     *    stack into the heap before letting go, and unlock() looks at the stack again after
+     *    releasing, taking the lock back if something arrived meanwhile. So a staged task is always
+     *    drained by a thread that holds or is about to hold the lock, and two producers never park
+     *    on each other: one inserts both tasks while the other goes on. The stack is reversed when
+     *    drained, which keeps submission order for equal due times.
      *
-     * 4. Shutdown lives here too, under the same lock, so that "accept a task" and "stop accepting
-     *    tasks" are atomic with respect to each other: after shutdown() no offer() succeeds, and
-     *    take() returns null once there is nothing left to run, which is how workers learn to exit.
+     * 4. New heads. A drained task that lands at the head is due before the leader's wake-up time.
+     *    The drainer then unparks the leader (or, with no leader, one follower) so that it sleeps
+     *    again for the new head. A task that lands anywhere else wakes nobody.
+     *
+     * 5. Shutdown. shutdown() replaces the staging stack with a SHUT_DOWN marker in one CAS. Tasks
+     *    pushed before the marker were accepted and are moved to the heap with it; a push that
+     *    finds the marker fails, and the submitter rejects the task. So "accept" and "shut down"
+     *    are atomic to each other without producers ever taking the lock. take() returns null once
+     *    the queue is shut down and empty, which is how workers learn to exit.
      */
 
     private static final int INITIAL_CAPACITY = 16;
 
-    private final ReentrantLock lock = new ReentrantLock();
+    /** Head of the staging stack once the queue is shut down: nothing can be pushed on it. */
+    private static final ScheduledTask<?> SHUT_DOWN = new ScheduledTask<>(null, () -> {}, null, 0L);
 
-    /**
-     * Signalled when the head changes or a waiter should re-examine the queue: a new head was
-     * inserted, the leader left with a task and hands leadership on, or the queue shut down.
-     */
-    private final Condition available = lock.newCondition();
+    private final ReentrantLock lock = new ReentrantLock();
 
     private final Ticker ticker;
 
@@ -62,63 +75,96 @@ public final class LeaderFollowerDelayQueue {
      */
     private final boolean timedWaits;
 
+    /**
+     * Tasks offered but not yet in the heap, newest first, linked through {@link
+     * ScheduledTask#nextStaged}; or {@link #SHUT_DOWN}. Pushed to without the lock; emptied only
+     * under the lock.
+     */
+    private volatile @Nullable ScheduledTask<?> staged;
+
     /** The heap. Slots at index {@code size} and above are always null. Guarded by lock. */
     private ScheduledTask<?>[] heap = new ScheduledTask<?>[INITIAL_CAPACITY];
 
-    /**
-     * Number of tasks in the heap. Written under lock; volatile so that gauges can read it without
-     * taking the lock.
-     */
+    /** Number of tasks in the heap. Written under lock; volatile so gauges can read it freely. */
     private volatile int size;
 
-    /** Next sequence number; assigned under lock, so equal times keep the order tasks entered. */
+    /** Number of tasks on the staging stack, so that a submitter sees its task counted at once. */
+    private final LongAdder stagedCount = new LongAdder();
+
+    /** Next sequence number; assigned under lock as tasks enter the heap. */
     private long sequencer;
 
     /**
-     * The thread designated to wait for the task at the head of the queue, or null when there is
+     * The worker designated to wait for the task at the head of the queue, or null when there is
      * none. Guarded by lock.
      *
-     * <p>Only the leader waits with a timeout (the time until the head is due); every other taker
-     * waits without one. A thread that finds the leader field empty and the head not yet due takes
-     * the role and sleeps until the head is due. On its way out of take() a thread whose departure
-     * left no leader while tasks remain signals one waiter, which takes the role over; so when a
-     * leader returns with a task, exactly one follower wakes up.
+     * <p>Only the leader sleeps with a timeout (until the head is due); every other worker in
+     * take() sleeps without one, registered in {@link #followers}. A worker that finds this field
+     * empty and the head not yet due takes the role and sleeps until the head is due. On its way
+     * out of take(), a worker whose departure left no leader while tasks remain wakes one
+     * follower, which takes the role over; so when a leader returns with a task, exactly one
+     * follower wakes up.
      *
-     * <p>Leadership can be lost: whenever a new task becomes the head, offer() clears this field
-     * and signals a waiter, because the leader's timeout is now too long. The old leader, when it
-     * wakes, finds itself no longer leader and competes again like any other waiter. A thread may
-     * therefore only clear this field if it still holds the role.
+     * <p>Leadership can be lost: whenever a new task becomes the head, the thread that inserts it
+     * clears this field and unparks the old leader, because its timeout is now too long. A worker
+     * may therefore only clear this field if it still holds the role.
      */
-    private @Nullable Thread leader;
+    private @Nullable Waiter leader;
 
-    /** Whether no new task is accepted. Guarded by lock. */
+    /**
+     * Workers sleeping without a timeout, most recent last. A waker removes the waiter it wakes,
+     * so a waiter still registered after it woke up had a spurious wake-up. Guarded by lock.
+     */
+    private final ArrayDeque<Waiter> followers = new ArrayDeque<>();
+
+    /** Whether shutdown() has run. Guarded by lock (the staging stack says it lock-free). */
     private boolean shutdown;
 
     /** Whether take() returns null at once, even with tasks left (shutdownNow). Guarded by lock. */
     private boolean stopped;
+
+    /** A worker as the queue sees it: the thread to park and unpark. */
+    public static final class Waiter {
+        final Thread thread;
+
+        /** Whether it is registered in {@link #followers}. Guarded by the queue's lock. */
+        boolean queued;
+
+        public Waiter(Thread thread) {
+            this.thread = thread;
+        }
+    }
 
     public LeaderFollowerDelayQueue(Ticker ticker, boolean timedWaits) {
         this.ticker = ticker;
         this.timedWaits = timedWaits;
     }
 
+    // ---------------------------------------------------------------------------------------------
+    // Producers
+
     /**
-     * Inserts a new task unless the queue is shut down.
+     * Adds a new task unless the queue is shut down. Never blocks on the lock.
      *
      * @return false if the queue no longer accepts tasks
      */
     public boolean offer(ScheduledTask<?> task) {
-        final ReentrantLock lock = this.lock;
-        lock.lock();
-        try {
-            if (shutdown) {
+        for (; ; ) {
+            ScheduledTask<?> head = staged;
+            if (head == SHUT_DOWN) {
                 return false;
             }
-            insert(task);
-            return true;
-        } finally {
-            lock.unlock();
+            task.nextStaged = head;
+            if (STAGED.weakCompareAndSet(this, head, task)) {
+                break;
+            }
         }
+        stagedCount.increment();
+        if (lock.tryLock()) {
+            drainStaged();
+            unlock();
+        }
+        return true;
     }
 
     /**
@@ -128,16 +174,73 @@ public final class LeaderFollowerDelayQueue {
      * @return false if the task was not accepted
      */
     boolean requeue(ScheduledTask<?> task, boolean acceptAfterShutdown) {
-        final ReentrantLock lock = this.lock;
         lock.lock();
         try {
+            drainStaged();
             if (stopped || (shutdown && !acceptAfterShutdown)) {
                 return false;
             }
             insert(task);
             return true;
         } finally {
-            lock.unlock();
+            unlock();
+        }
+    }
+
+    /**
+     * Removes a task if it is queued. Takes O(log n).
+     *
+     * @return whether the task was in the queue
+     */
+    public boolean remove(ScheduledTask<?> task) {
+        lock.lock();
+        try {
+            drainStaged(); // a cancelled task still on the stack is dropped here
+            int i = task.heapIndex;
+            if (i < 0 || i >= size || heap[i] != task) {
+                return false;
+            }
+            removeAt(i);
+            if (shutdown && size == 0) {
+                wakeAll(); // the last task is gone: idle workers may exit now
+            }
+            return true;
+        } finally {
+            unlock();
+        }
+    }
+
+    /** Moves staged tasks into the heap, in the order they were offered. Called under lock. */
+    private void drainStaged() {
+        ScheduledTask<?> head;
+        do {
+            head = staged;
+            if (head == null || head == SHUT_DOWN) {
+                return;
+            }
+        } while (!STAGED.weakCompareAndSet(this, head, (ScheduledTask<?>) null));
+        insertChain(head);
+    }
+
+    /** Inserts a chain of staged tasks, newest first, oldest first. Called under lock. */
+    private void insertChain(ScheduledTask<?> newestFirst) {
+        ScheduledTask<?> oldestFirst = null;
+        int count = 0;
+        for (ScheduledTask<?> t = newestFirst; t != null; ) {
+            ScheduledTask<?> next = t.nextStaged;
+            t.nextStaged = oldestFirst;
+            oldestFirst = t;
+            t = next;
+            count++;
+        }
+        stagedCount.add(-count);
+        for (ScheduledTask<?> t = oldestFirst; t != null; ) {
+            ScheduledTask<?> next = t.nextStaged;
+            t.nextStaged = null;
+            if (t.isNew()) { // cancelled while staged: it never enters the heap
+                insert(t);
+            }
+            t = next;
         }
     }
 
@@ -150,47 +253,50 @@ public final class LeaderFollowerDelayQueue {
         size = i + 1;
         siftUp(i, task);
         if (heap[0] == task) {
-            // The new head is due before the leader's target: whoever wakes re-evaluates.
-            leader = null;
-            available.signal();
+            // The new head is due before the leader's wake-up time.
+            Waiter l = leader;
+            if (l != null) {
+                leader = null;
+                LockSupport.unpark(l.thread);
+            } else {
+                wakeFollower();
+            }
         }
     }
 
     /**
-     * Removes a task if it is queued. Takes O(log n).
-     *
-     * @return whether the task was in the queue
+     * Releases the lock, then takes it back to drain the staging stack if a producer pushed while
+     * it was held (that producer's tryLock failed, so it counts on the holder). Every release of
+     * the lock goes through here.
      */
-    public boolean remove(ScheduledTask<?> task) {
+    private void unlock() {
         final ReentrantLock lock = this.lock;
-        lock.lock();
-        try {
-            int i = task.heapIndex;
-            if (i < 0 || i >= size || heap[i] != task) {
-                return false;
-            }
-            removeAt(i);
-            if (shutdown && size == 0) {
-                available.signalAll(); // the last task is gone: idle workers may exit now
-            }
-            return true;
-        } finally {
+        for (; ; ) {
             lock.unlock();
+            ScheduledTask<?> head = staged;
+            if (head == null || head == SHUT_DOWN || !lock.tryLock()) {
+                return;
+            }
+            drainStaged();
         }
     }
+
+    // ---------------------------------------------------------------------------------------------
+    // Consumers
 
     /**
      * Waits for the next due task, following the leader-follower protocol.
      *
+     * @param me the calling worker
      * @return the due task, removed from the queue; or null when the worker should exit: the queue
      *     was stopped, or it is shut down and empty
      */
-    public @Nullable ScheduledTask<?> take() {
-        final ReentrantLock lock = this.lock;
+    public @Nullable ScheduledTask<?> take(Waiter me) {
         boolean interrupted = false;
         lock.lock();
         try {
             for (; ; ) {
+                drainStaged();
                 if (stopped) {
                     return null;
                 }
@@ -199,23 +305,22 @@ public final class LeaderFollowerDelayQueue {
                     if (shutdown) {
                         return null;
                     }
-                    available.awaitUninterruptibly();
+                    interrupted |= sleep(me, false, 0L);
                     continue;
                 }
                 long delay = first.time - ticker.read();
                 if (delay <= 0L) {
                     return poll();
                 }
-                first = null; // don't retain a reference while waiting: it may be cancelled
+                first = null; // don't retain a reference while sleeping: it may be cancelled
                 if (leader != null) {
-                    available.awaitUninterruptibly();
+                    interrupted |= sleep(me, false, 0L);
                 } else {
-                    Thread thisThread = Thread.currentThread();
-                    leader = thisThread;
+                    leader = me;
                     try {
-                        interrupted |= awaitAsLeader(delay);
+                        interrupted |= sleep(me, timedWaits, delay);
                     } finally {
-                        if (leader == thisThread) {
+                        if (leader == me) {
                             leader = null;
                         }
                     }
@@ -223,11 +328,11 @@ public final class LeaderFollowerDelayQueue {
             }
         } finally {
             if (leader == null && heap[0] != null) {
-                available.signal(); // hand leadership on
+                wakeFollower(); // hand leadership on
             } else if (shutdown && size == 0) {
-                available.signalAll(); // let idle workers see that there is nothing left
+                wakeAll(); // let idle workers see that there is nothing left
             }
-            lock.unlock();
+            unlock();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
@@ -235,25 +340,32 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
-     * Sleeps until the head is due or a signal arrives.
+     * Releases the lock, parks, and takes the lock back. A follower registers itself first; a
+     * leader does not (the leader field names it).
      *
-     * @return whether the sleep was cut short by an interrupt
+     * @return whether an interrupt was cleared; workers are stopped through the queue's state, so
+     *     an interrupt here is a late cancel(true) aimed at a task this thread ran before, and it
+     *     must not make park() return at once in a loop
      */
-    private boolean awaitAsLeader(long delayNanos) {
-        // Workers are stopped through the queue's state, not through interrupts; an interrupt that
-        // arrives here is a late cancel(true) aimed at a task this thread ran before. Re-asserting
-        // it at once would make every later wait fail at once, a busy loop; so the caller restores
-        // it only when it leaves take().
-        try {
-            if (timedWaits) {
-                available.awaitNanos(delayNanos);
-            } else {
-                available.await();
-            }
-            return false;
-        } catch (InterruptedException e) {
-            return true;
+    private boolean sleep(Waiter me, boolean timed, long nanos) {
+        boolean follower = me != leader;
+        if (follower && !me.queued) {
+            followers.addLast(me);
+            me.queued = true;
         }
+        boolean interrupted = Thread.interrupted();
+        unlock();
+        if (timed) {
+            LockSupport.parkNanos(this, nanos);
+        } else {
+            LockSupport.park(this);
+        }
+        lock.lock();
+        if (me.queued) { // woken by something other than a waker: deregister, look again
+            followers.remove(me);
+            me.queued = false;
+        }
+        return interrupted;
     }
 
     private ScheduledTask<?> poll() {
@@ -262,15 +374,58 @@ public final class LeaderFollowerDelayQueue {
         return first;
     }
 
-    /** Wakes a waiter so that it re-reads the ticker: used when a manual ticker moved. */
+    /** Wakes the follower that went to sleep last, if any. Called under lock. */
+    private void wakeFollower() {
+        Waiter w = followers.pollLast();
+        if (w != null) {
+            w.queued = false;
+            LockSupport.unpark(w.thread);
+        }
+    }
+
+    /** Wakes every sleeping worker. Called under lock. */
+    private void wakeAll() {
+        Waiter l = leader;
+        if (l != null) {
+            leader = null;
+            LockSupport.unpark(l.thread);
+        }
+        for (Waiter w; (w = followers.pollLast()) != null; ) {
+            w.queued = false;
+            LockSupport.unpark(w.thread);
+        }
+    }
+
+    /** Wakes the leader so that it re-reads the ticker: used when a manual ticker moved. */
     void timeAdvanced() {
-        final ReentrantLock lock = this.lock;
         lock.lock();
         try {
-            leader = null;
-            available.signal();
+            Waiter l = leader;
+            if (l != null) {
+                leader = null;
+                LockSupport.unpark(l.thread);
+            } else if (size > 0) {
+                wakeFollower();
+            }
         } finally {
-            lock.unlock();
+            unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Shutdown
+
+    /** Closes the staging stack and moves what was on it into the heap. Called under lock. */
+    private void closeStaging() {
+        ScheduledTask<?> head;
+        do {
+            head = staged;
+            if (head == SHUT_DOWN) {
+                return;
+            }
+        } while (!STAGED.weakCompareAndSet(this, head, SHUT_DOWN));
+        if (head != null) {
+            insertChain(head);
         }
     }
 
@@ -280,9 +435,9 @@ public final class LeaderFollowerDelayQueue {
      * @return the removed tasks, for the caller to cancel outside the lock
      */
     List<ScheduledTask<?>> shutdown(boolean keepDelayed, boolean keepRepeating) {
-        final ReentrantLock lock = this.lock;
         lock.lock();
         try {
+            closeStaging();
             shutdown = true;
             List<ScheduledTask<?>> removed = new ArrayList<>();
             if (!keepDelayed || !keepRepeating) {
@@ -300,10 +455,10 @@ public final class LeaderFollowerDelayQueue {
                     }
                 }
             }
-            available.signalAll();
+            wakeAll();
             return removed;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -313,49 +468,50 @@ public final class LeaderFollowerDelayQueue {
      * @return the tasks that were still queued, in due order
      */
     List<ScheduledTask<?>> stop() {
-        final ReentrantLock lock = this.lock;
         lock.lock();
         try {
+            closeStaging();
             shutdown = true;
             stopped = true;
             List<ScheduledTask<?>> drained = new ArrayList<>(size);
             while (size > 0) {
                 drained.add(poll());
             }
-            available.signalAll();
+            wakeAll();
             return drained;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
-    /** Returns the number of queued tasks. */
+    // ---------------------------------------------------------------------------------------------
+    // Figures
+
+    /** Returns the number of queued tasks, counting those still being handed over. */
     public int size() {
-        return size;
+        return size + (int) stagedCount.sum();
     }
 
-    /**
-     * Returns how long the most overdue queued task is past its due time, or 0 when none is due.
-     */
+    /** Returns how long the most overdue queued task is past its due time, or 0 when none is due. */
     long overdueNanos() {
-        final ReentrantLock lock = this.lock;
         lock.lock();
         try {
+            drainStaged();
             ScheduledTask<?> first = heap[0];
             return first == null ? 0L : Math.max(0L, ticker.read() - first.time);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
     /** Returns the thread currently designated leader; for tests. */
     public @Nullable Thread leader() {
-        final ReentrantLock lock = this.lock;
         lock.lock();
         try {
-            return leader;
+            Waiter l = leader;
+            return l == null ? null : l.thread;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -427,5 +583,16 @@ public final class LeaderFollowerDelayQueue {
     @Override
     public String toString() {
         return "LeaderFollowerDelayQueue[size = " + size + "]";
+    }
+
+    private static final VarHandle STAGED;
+
+    static {
+        try {
+            STAGED =
+                    MethodHandles.lookup().findVarHandle(LeaderFollowerDelayQueue.class, "staged", ScheduledTask.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 }

@@ -74,8 +74,12 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     /** Breaks ties between equal times: first in, first out. Assigned under the queue lock. */
     long sequence;
 
-    /** Position in the heap, or -1 when not queued. Guarded by the queue lock. */
+    /** Position in the heap, or -1 when not in it. Guarded by the queue lock. */
     int heapIndex = -1;
+
+    /** The next older task on the queue's staging stack; null once the task reached the heap. */
+    @Nullable
+    ScheduledTask<?> nextStaged;
 
     private final byte kind;
 

@@ -204,9 +204,10 @@ public final class WorkerPool {
 
     private void runWorker() {
         boolean abrupt = true;
+        LeaderFollowerDelayQueue.Waiter me = new LeaderFollowerDelayQueue.Waiter(Thread.currentThread());
         try {
             for (; ; ) {
-                ScheduledTask<?> task = queue.take();
+                ScheduledTask<?> task = queue.take(me);
                 if (task == null) {
                     break;
                 }
