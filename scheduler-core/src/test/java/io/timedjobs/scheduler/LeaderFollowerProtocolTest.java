@@ -71,6 +71,40 @@ class LeaderFollowerProtocolTest {
         assertThat(farRuns).hasValue(0);
     }
 
+    /**
+     * Tasks submitted from several threads while the leader sleeps on a far head are never
+     * stranded on the staging stack: each one runs without waiting for the far head.
+     */
+    @Test
+    void shouldNeverStrandTasksSubmittedConcurrently() throws Exception {
+        scheduler = LeaderFollowerScheduler.builder().poolSize(2).build();
+        scheduler.schedule(() -> {}, 1, HOURS);
+        int producers = 3;
+        int rounds = 3_000;
+        java.util.concurrent.ExecutorService submitters = java.util.concurrent.Executors.newFixedThreadPool(producers);
+        try {
+            List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+            for (int p = 0; p < producers; p++) {
+                done.add(submitters.submit(() -> {
+                    for (int i = 0; i < rounds; i++) {
+                        // Wait for each task so that the leader goes back to sleep in between.
+                        scheduler
+                                .schedule(() -> {}, i % 4, java.util.concurrent.TimeUnit.MICROSECONDS)
+                                .get(TestDelays.LONG.toMillis(), MILLISECONDS);
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(TestDelays.LONG.toMillis() * 3, MILLISECONDS);
+            }
+        } finally {
+            submitters.shutdownNow();
+        }
+        assertThat(scheduler.getCompletedTaskCount()).isEqualTo((long) producers * rounds);
+        assertThat(scheduler.getQueueSize()).isEqualTo(1);
+    }
+
     /** Same, with a manual ticker: the near task runs when its time comes, the far one does not. */
     @Test
     void shouldRunNearTaskBeforeFarHeadWithManualTicker() {
