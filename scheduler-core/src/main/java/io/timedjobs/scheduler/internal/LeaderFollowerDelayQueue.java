@@ -63,7 +63,7 @@ public final class LeaderFollowerDelayQueue {
     private static final int INITIAL_CAPACITY = 16;
 
     /** Head of the staging stack once the queue is shut down: nothing can be pushed on it. */
-    private static final ScheduledTask<?> SHUT_DOWN = new ScheduledTask<>(null, () -> {}, null, 0L);
+    private static final ScheduledTask<?> SHUT_DOWN = new ScheduledTask<>(null, "shut down", 0L);
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -92,7 +92,7 @@ public final class LeaderFollowerDelayQueue {
     private final LongAdder stagedCount = new LongAdder();
 
     /** Next sequence number; assigned under lock as tasks enter the heap. */
-    private long sequencer;
+    private int sequencer;
 
     /**
      * The worker designated to wait for the task at the head of the queue, or null when there is

@@ -14,7 +14,7 @@ final class PeriodicTask extends ScheduledTask<Void> {
     private final long period;
 
     PeriodicTask(WorkerPool pool, Runnable work, long time, long period) {
-        super(pool, work, null, time);
+        super(pool, work, time);
         this.period = period;
     }
 
@@ -36,7 +36,7 @@ final class PeriodicTask extends ScheduledTask<Void> {
         }
         Throwable failure = null;
         try {
-            Object w = work;
+            Object w = payload;
             if (w == null || !isNew()) {
                 return null;
             }

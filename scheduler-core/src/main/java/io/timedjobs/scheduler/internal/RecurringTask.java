@@ -26,7 +26,7 @@ final class RecurringTask extends ScheduledTask<Void> implements Recurrence.Cont
     private @Nullable Instant lastCompleted;
 
     RecurringTask(WorkerPool pool, Runnable work, Recurrence recurrence, Instant first) {
-        super(pool, work, null, 0L);
+        super(pool, work, 0L);
         this.recurrence = recurrence;
         this.scheduled = first;
         this.time = ticksUntil(first);
@@ -58,7 +58,7 @@ final class RecurringTask extends ScheduledTask<Void> implements Recurrence.Cont
         }
         Throwable failure = null;
         try {
-            Object w = work;
+            Object w = payload;
             if (w == null || !isNew()) {
                 return null;
             }

@@ -33,7 +33,11 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
      *
      * A task stays NEW while it waits in the queue and while it runs; a repeating task returns to
      * the queue still NEW. Whoever moves the state out of NEW owns the completion: it stores the
-     * outcome, wakes the waiters and drops the reference to the work.
+     * outcome in place of the work, and wakes the waiters.
+     *
+     * Size matters here, since a million pending timeouts are a million of these: the work and the
+     * outcome share one field, the sequence is an int compared with wrap-around, and a Callable or a
+     * Runnable with a preset result is a subclass rather than a field on every task.
      */
     static final int NEW = 0;
     static final int COMPLETING = 1;
@@ -43,18 +47,14 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     static final int INTERRUPTING = 5;
     static final int INTERRUPTED = 6;
 
-    private static final byte RUNNABLE = 0;
-    private static final byte CALLABLE = 1;
-
     final WorkerPool pool;
 
-    /** The Runnable or Callable; {@code null} once the task is done, so a finished task keeps nothing alive. */
+    /**
+     * While NEW: the Runnable or Callable. Once done: the result or the Throwable; null after a
+     * cancel. So a finished or cancelled task keeps its work alive no longer.
+     */
     @Nullable
-    Object work;
-
-    /** Before completion: the result a Runnable reports; after: the result or the Throwable. */
-    @Nullable
-    Object outcome;
+    Object payload;
 
     private volatile int state;
 
@@ -71,8 +71,12 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
      */
     long time;
 
-    /** Breaks ties between equal times: first in, first out. Assigned under the queue lock. */
-    long sequence;
+    /**
+     * Breaks ties between equal times: first in, first out. Assigned under the queue lock; compared
+     * by difference, so it may wrap around (only tasks due at the very same nanosecond with two
+     * billion others entering in between could be misordered).
+     */
+    int sequence;
 
     /** Position in the heap, or -1 when not in it. Guarded by the queue lock. */
     int heapIndex = -1;
@@ -81,21 +85,11 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     @Nullable
     ScheduledTask<?> nextStaged;
 
-    private final byte kind;
-
-    ScheduledTask(WorkerPool pool, Runnable work, @Nullable V result, long time) {
+    /** A task whose work is a Runnable, or (for subclasses) a Callable; its result is null. */
+    ScheduledTask(WorkerPool pool, Object work, long time) {
         this.pool = pool;
-        this.work = work;
-        this.outcome = result;
+        this.payload = work;
         this.time = time;
-        this.kind = RUNNABLE;
-    }
-
-    ScheduledTask(WorkerPool pool, Callable<V> work, long time) {
-        this.pool = pool;
-        this.work = work;
-        this.time = time;
-        this.kind = CALLABLE;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -114,7 +108,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         }
         Outcome result;
         try {
-            Object w = work;
+            Object w = payload;
             if (w == null || state != NEW) {
                 return null;
             }
@@ -146,13 +140,11 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         pool.runDirectly(this);
     }
 
-    @SuppressWarnings("unchecked")
-    final V invoke(Object w) throws Exception {
-        if (kind == CALLABLE) {
-            return ((Callable<V>) w).call();
-        }
+    /** Runs the work; subclasses that compute a result override this. */
+    @Nullable
+    V invoke(Object w) throws Exception {
         ((Runnable) w).run();
-        return (V) outcome;
+        return null;
     }
 
     final boolean claimRunner() {
@@ -175,7 +167,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     /** Completes the future with a value ({@code NORMAL}) or a Throwable ({@code EXCEPTIONAL}). */
     final boolean complete(int finalState, @Nullable Object value) {
         if (STATE.compareAndSet(this, NEW, COMPLETING)) {
-            outcome = value;
+            payload = value;
             STATE.setRelease(this, finalState);
             finishCompletion();
             return true;
@@ -203,7 +195,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
                 }
             }
         } finally {
-            outcome = null;
+            payload = null;
             finishCompletion();
             pool.onCancel(this);
         }
@@ -243,7 +235,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
 
     @SuppressWarnings("unchecked")
     private V report(int s) throws ExecutionException {
-        Object x = outcome;
+        Object x = payload;
         if (s == NORMAL) {
             return (V) x;
         }
@@ -334,7 +326,6 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
                 break;
             }
         }
-        work = null;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -367,7 +358,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
      */
     static boolean isBefore(ScheduledTask<?> a, ScheduledTask<?> b) {
         long diff = a.time - b.time;
-        return diff < 0 || (diff == 0 && a.sequence < b.sequence);
+        return diff < 0 || (diff == 0 && a.sequence - b.sequence < 0);
     }
 
     @Override
@@ -379,8 +370,37 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
             case COMPLETING -> "completing";
             default -> "cancelled";
         };
-        Object w = work;
+        Object w = state == NEW ? payload : null;
         return getClass().getSimpleName() + "[" + status + (w != null ? ", task = " + w : "") + "]";
+    }
+
+    /** A one-shot task computing its result with a Callable. */
+    static final class CallableTask<V> extends ScheduledTask<V> {
+        CallableTask(WorkerPool pool, Callable<V> work, long time) {
+            super(pool, work, time);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        V invoke(Object w) throws Exception {
+            return ((Callable<V>) w).call();
+        }
+    }
+
+    /** A one-shot Runnable that reports a given result, for {@code submit(Runnable, result)}. */
+    static final class RunnableWithResult<V> extends ScheduledTask<V> {
+        private final V result;
+
+        RunnableWithResult(WorkerPool pool, Runnable work, V result, long time) {
+            super(pool, work, time);
+            this.result = result;
+        }
+
+        @Override
+        V invoke(Object w) {
+            ((Runnable) w).run();
+            return result;
+        }
     }
 
     static final class WaitNode {

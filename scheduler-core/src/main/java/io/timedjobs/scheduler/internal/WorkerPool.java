@@ -128,15 +128,19 @@ public final class WorkerPool {
     }
 
     public ScheduledTask<?> schedule(Runnable command, long delay, TimeUnit unit) {
-        return submit(new ScheduledTask<>(this, command, null, triggerTime(delay, unit)));
+        return submit(new ScheduledTask<>(this, command, triggerTime(delay, unit)));
     }
 
     public <V> ScheduledTask<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
-        return submit(new ScheduledTask<>(this, callable, triggerTime(delay, unit)));
+        return submit(new ScheduledTask.CallableTask<>(this, callable, triggerTime(delay, unit)));
     }
 
     public <V> ScheduledTask<V> submit(Runnable command, @Nullable V result) {
-        return submit(new ScheduledTask<>(this, command, result, ticker.read()));
+        long now = ticker.read();
+        return submit(
+                result == null
+                        ? new ScheduledTask<>(this, command, now)
+                        : new ScheduledTask.RunnableWithResult<>(this, command, result, now));
     }
 
     public void execute(Runnable command) {
