@@ -293,9 +293,9 @@ public final class WorkerPool {
     // Callbacks from tasks
 
     void onCancel(ScheduledTask<?> task) {
-        if (task.heapIndex >= 0) {
-            queue.remove(task);
-        }
+        // Always through the lock: the task may be on its way from the staging stack into the
+        // heap right now, and only the lock holder knows where it is.
+        queue.remove(task);
     }
 
     /** Puts a repeating task back; cancels it when the shutdown policy says it must stop. */
