@@ -49,7 +49,8 @@ import org.jspecify.annotations.Nullable;
  * <p><b>NOTE:</b> a delay longer than about 146 years is cut to that; such a task stays pending
  * without overflowing the queue's arithmetic.
  */
-public final class LeaderFollowerScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+public final class LeaderFollowerScheduler extends AbstractExecutorService
+        implements ScheduledExecutorService, AutoCloseable {
 
     private final WorkerPool pool;
 
@@ -206,6 +207,30 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService imple
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit");
         return pool.awaitTermination(timeout, unit);
+    }
+
+    /**
+     * Shuts down and waits until every remaining task has run, so that try-with-resources works on
+     * every JDK. If the waiting thread is interrupted, it calls {@link #shutdownNow()}, keeps
+     * waiting, and restores the interrupt before returning.
+     */
+    @Override
+    public void close() {
+        boolean interrupted = false;
+        shutdown();
+        while (!isTerminated()) {
+            try {
+                awaitTermination(1L, TimeUnit.DAYS);
+            } catch (InterruptedException e) {
+                if (!interrupted) {
+                    shutdownNow();
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     // ---------------------------------------------------------------------------------------------

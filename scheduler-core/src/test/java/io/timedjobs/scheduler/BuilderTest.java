@@ -100,6 +100,22 @@ class BuilderTest {
                 .isTrue();
     }
 
+    /** close() shuts down and waits for the remaining tasks, for try-with-resources. */
+    @Test
+    void shouldRunRemainingTasksOnClose() {
+        java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+        LeaderFollowerScheduler closed;
+        try (LeaderFollowerScheduler scheduler =
+                LeaderFollowerScheduler.builder().poolSize(2).build()) {
+            for (int i = 0; i < 10; i++) {
+                scheduler.schedule(ran::incrementAndGet, i, TimeUnit.MILLISECONDS);
+            }
+            closed = scheduler;
+        }
+        assertThat(closed.isTerminated()).isTrue();
+        assertThat(ran).hasValue(10);
+    }
+
     /** A manual ticker moves only forward, and its clock moves with it. */
     @Test
     void shouldMoveManualTickerAndClockTogether() {
