@@ -53,7 +53,18 @@ public final class LeaderFollowerDelayQueue {
      *    The drainer then unparks the leader (or, with no leader, one follower) so that it sleeps
      *    again for the new head. A task that lands anywhere else wakes nobody.
      *
-     * 5. Shutdown. shutdown() replaces the staging stack with a SHUT_DOWN marker in one CAS. Tasks
+     * 5. The wheel. Tasks due more than a bucket or so ahead (timeouts, mostly, which are often
+     *    cancelled before they come due) do not enter the heap at first. They go into a coarse
+     *    timing wheel: an array of buckets, each holding the tasks due within one span of 2^28 ns
+     *    (about 268 ms), 16384 buckets covering about 73 minutes. Adding one is an append to its
+     *    bucket and cancelling one a swap with the bucket's last element, both O(1) and without
+     *    touching the heap's cache lines. When a bucket is about to come due (one bucket ahead of
+     *    "now"), every task in it moves into the heap, whose order then decides. The leader's
+     *    wake-up time is the earlier of the head's due time and the next bucket's move time.
+     *    Tasks beyond the wheel's reach go straight to the heap. Order is unaffected: sequence
+     *    numbers are given as tasks enter the queue, not as they enter the heap.
+     *
+     * 6. Shutdown. shutdown() replaces the staging stack with a SHUT_DOWN marker in one CAS. Tasks
      *    pushed before the marker were accepted and are moved to the heap with it; a push that
      *    finds the marker fails, and the submitter rejects the task. So "accept" and "shut down"
      *    are atomic to each other without producers ever taking the lock. take() returns null once
@@ -61,6 +72,20 @@ public final class LeaderFollowerDelayQueue {
      */
 
     private static final int INITIAL_CAPACITY = 16;
+
+    /** Each wheel bucket spans 2^WHEEL_SHIFT nanoseconds (about 268 ms). */
+    private static final int WHEEL_SHIFT = 28;
+
+    /** Number of buckets: the wheel reaches about 73 minutes ahead. */
+    private static final int WHEEL_SIZE = 1 << 14;
+
+    private static final int WHEEL_MASK = WHEEL_SIZE - 1;
+
+    /** Buckets whose arrays grew beyond this are freed when emptied, so a burst leaves no waste. */
+    private static final int KEPT_BUCKET_CAPACITY = 16;
+
+    /** Spins on a busy lock before parking: critical sections here are a few hundred ns. */
+    private static final int LOCK_SPINS = 64;
 
     /** Head of the staging stack once the queue is shut down: nothing can be pushed on it. */
     private static final ScheduledTask<?> SHUT_DOWN = new ScheduledTask<>(null, "shut down", 0L);
@@ -91,7 +116,34 @@ public final class LeaderFollowerDelayQueue {
     /** Number of tasks on the staging stack, so that a submitter sees its task counted at once. */
     private final LongAdder stagedCount = new LongAdder();
 
-    /** Next sequence number; assigned under lock as tasks enter the heap. */
+    /** Ticker reading at construction; wheel buckets are numbered from it. */
+    private final long origin;
+
+    /**
+     * The wheel: slot {@code b & WHEEL_MASK} holds the tasks of absolute bucket {@code b}, for
+     * {@code flushedBucket < b < flushedBucket + WHEEL_SIZE}. Each task in it has heapIndex {@code
+     * -2 - (its index in the slot's array)}. Guarded by lock.
+     */
+    private final ScheduledTask<?>[][] wheel = new ScheduledTask<?>[WHEEL_SIZE][];
+
+    private final int[] bucketSize = new int[WHEEL_SIZE];
+
+    /** One bit per slot, set while the slot holds tasks: finds the next bucket in a few reads. */
+    private final long[] occupied = new long[WHEEL_SIZE / 64];
+
+    /** Number of tasks in the wheel. Written under lock; volatile so gauges can read it freely. */
+    private volatile int wheelCount;
+
+    /**
+     * Every task of a bucket numbered up to this one is in the heap; later ones are in the wheel.
+     * Only grows. Guarded by lock.
+     */
+    private long flushedBucket;
+
+    /** When the current leader will wake up on its own, in ticker time. Guarded by lock. */
+    private long leaderWakeAt;
+
+    /** Next sequence number; assigned under lock as tasks enter the queue. */
     private int sequencer;
 
     /**
@@ -138,6 +190,8 @@ public final class LeaderFollowerDelayQueue {
     public LeaderFollowerDelayQueue(Ticker ticker, boolean timedWaits) {
         this.ticker = ticker;
         this.timedWaits = timedWaits;
+        this.origin = ticker.read();
+        this.flushedBucket = 1L; // the current bucket and the next one go to the heap
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -174,7 +228,7 @@ public final class LeaderFollowerDelayQueue {
      * @return false if the task was not accepted
      */
     boolean requeue(ScheduledTask<?> task, boolean acceptAfterShutdown) {
-        lock.lock();
+        lock();
         try {
             drainStaged();
             if (stopped || (shutdown && !acceptAfterShutdown)) {
@@ -193,15 +247,23 @@ public final class LeaderFollowerDelayQueue {
      * @return whether the task was in the queue
      */
     public boolean remove(ScheduledTask<?> task) {
-        lock.lock();
+        lock();
         try {
             drainStaged(); // a cancelled task still on the stack is dropped here
             int i = task.heapIndex;
-            if (i < 0 || i >= size || heap[i] != task) {
+            if (i >= 0) {
+                if (i >= size || heap[i] != task) {
+                    return false;
+                }
+                removeAt(i);
+            } else if (i <= -2) {
+                if (!wheelRemove(task, -2 - i)) {
+                    return false;
+                }
+            } else {
                 return false;
             }
-            removeAt(i);
-            if (shutdown && size == 0) {
+            if (shutdown && isEmpty()) {
                 wakeAll(); // the last task is gone: idle workers may exit now
             }
             return true;
@@ -244,24 +306,54 @@ public final class LeaderFollowerDelayQueue {
         }
     }
 
+    /** Adds a task to the wheel or the heap and wakes whoever must re-plan. Called under lock. */
     private void insert(ScheduledTask<?> task) {
+        boolean wasEmpty = size == 0 && wheelCount == 0;
         task.sequence = sequencer++;
+        long bucket = bucketOf(task.time);
+        long attention; // when a worker must look at this task: its due time, or its move time
+        if (bucket <= flushedBucket || bucket - flushedBucket >= WHEEL_SIZE) {
+            heapInsert(task);
+            attention = task.time;
+        } else {
+            wheelInsert(task, bucket);
+            attention = moveTime(bucket);
+        }
+        Waiter l = leader;
+        if (l != null) {
+            if (attention - leaderWakeAt < 0) {
+                // Due before the leader would wake up: it must re-plan.
+                leader = null;
+                LockSupport.unpark(l.thread);
+            }
+        } else if (wasEmpty) {
+            wakeFollower(); // nobody is waiting for anything yet
+        }
+        // Otherwise a worker is already on its way back into take() and will see the task.
+    }
+
+    private void heapInsert(ScheduledTask<?> task) {
         int i = size;
         if (i >= heap.length) {
             grow();
         }
         size = i + 1;
         siftUp(i, task);
-        if (heap[0] == task) {
-            // The new head is due before the leader's wake-up time.
-            Waiter l = leader;
-            if (l != null) {
-                leader = null;
-                LockSupport.unpark(l.thread);
-            } else {
-                wakeFollower();
+    }
+
+    /** Takes the lock, spinning briefly before parking: the holder is usually about to let go. */
+    private void lock() {
+        final ReentrantLock lock = this.lock;
+        if (lock.tryLock()) {
+            return;
+        }
+        for (int i = 0; i < LOCK_SPINS; i++) {
+            Thread.onSpinWait();
+            if (!lock.isLocked() && lock.tryLock()) {
+                return;
             }
         }
+        lock.lock();
     }
 
     /**
@@ -293,32 +385,46 @@ public final class LeaderFollowerDelayQueue {
      */
     public @Nullable ScheduledTask<?> take(Waiter me) {
         boolean interrupted = false;
-        lock.lock();
+        lock();
         try {
             for (; ; ) {
                 drainStaged();
                 if (stopped) {
                     return null;
                 }
+                long now = ticker.read();
+                advanceWheel(now);
                 ScheduledTask<?> first = heap[0];
-                if (first == null) {
+                if (first == null && wheelCount == 0) {
                     if (shutdown) {
                         return null;
                     }
                     interrupted |= sleep(me, false, 0L);
                     continue;
                 }
-                long delay = first.time - ticker.read();
-                if (delay <= 0L) {
-                    return poll();
+                long wakeAt;
+                if (first != null) {
+                    if (first.time - now <= 0L) {
+                        return poll();
+                    }
+                    wakeAt = first.time;
+                    first = null; // don't retain a reference while sleeping: it may be cancelled
+                    if (wheelCount > 0) {
+                        long move = moveTime(nextOccupiedBucket());
+                        if (move - wakeAt < 0) {
+                            wakeAt = move;
+                        }
+                    }
+                } else {
+                    wakeAt = moveTime(nextOccupiedBucket());
                 }
-                first = null; // don't retain a reference while sleeping: it may be cancelled
                 if (leader != null) {
                     interrupted |= sleep(me, false, 0L);
                 } else {
                     leader = me;
+                    leaderWakeAt = wakeAt;
                     try {
-                        interrupted |= sleep(me, timedWaits, delay);
+                        interrupted |= sleep(me, timedWaits, Math.max(1L, wakeAt - now));
                     } finally {
                         if (leader == me) {
                             leader = null;
@@ -327,9 +433,9 @@ public final class LeaderFollowerDelayQueue {
                 }
             }
         } finally {
-            if (leader == null && heap[0] != null) {
+            if (leader == null && (heap[0] != null || wheelCount > 0)) {
                 wakeFollower(); // hand leadership on
-            } else if (shutdown && size == 0) {
+            } else if (shutdown && isEmpty()) {
                 wakeAll(); // let idle workers see that there is nothing left
             }
             unlock();
@@ -360,7 +466,7 @@ public final class LeaderFollowerDelayQueue {
         } else {
             LockSupport.park(this);
         }
-        lock.lock();
+        lock();
         if (me.queued) { // woken by something other than a waker: deregister, look again
             followers.remove(me);
             me.queued = false;
@@ -398,13 +504,13 @@ public final class LeaderFollowerDelayQueue {
 
     /** Wakes the leader so that it re-reads the ticker: used when a manual ticker moved. */
     void timeAdvanced() {
-        lock.lock();
+        lock();
         try {
             Waiter l = leader;
             if (l != null) {
                 leader = null;
                 LockSupport.unpark(l.thread);
-            } else if (size > 0) {
+            } else if (!isEmpty()) {
                 wakeFollower();
             }
         } finally {
@@ -435,9 +541,10 @@ public final class LeaderFollowerDelayQueue {
      * @return the removed tasks, for the caller to cancel outside the lock
      */
     List<ScheduledTask<?>> shutdown(boolean keepDelayed, boolean keepRepeating) {
-        lock.lock();
+        lock();
         try {
             closeStaging();
+            flushWheel();
             shutdown = true;
             List<ScheduledTask<?>> removed = new ArrayList<>();
             if (!keepDelayed || !keepRepeating) {
@@ -468,9 +575,10 @@ public final class LeaderFollowerDelayQueue {
      * @return the tasks that were still queued, in due order
      */
     List<ScheduledTask<?>> stop() {
-        lock.lock();
+        lock();
         try {
             closeStaging();
+            flushWheel();
             shutdown = true;
             stopped = true;
             List<ScheduledTask<?>> drained = new ArrayList<>(size);
@@ -489,16 +597,18 @@ public final class LeaderFollowerDelayQueue {
 
     /** Returns the number of queued tasks, counting those still being handed over. */
     public int size() {
-        return size + (int) stagedCount.sum();
+        return size + wheelCount + (int) stagedCount.sum();
     }
 
     /** Returns how long the most overdue queued task is past its due time, or 0 when none is due. */
     long overdueNanos() {
-        lock.lock();
+        lock();
         try {
             drainStaged();
+            long now = ticker.read();
+            advanceWheel(now);
             ScheduledTask<?> first = heap[0];
-            return first == null ? 0L : Math.max(0L, ticker.read() - first.time);
+            return first == null ? 0L : Math.max(0L, now - first.time);
         } finally {
             unlock();
         }
@@ -506,13 +616,141 @@ public final class LeaderFollowerDelayQueue {
 
     /** Returns the thread currently designated leader; for tests. */
     public @Nullable Thread leader() {
-        lock.lock();
+        lock();
         try {
             Waiter l = leader;
             return l == null ? null : l.thread;
         } finally {
             unlock();
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Wheel maintenance; all under lock.
+
+    private boolean isEmpty() {
+        return size == 0 && wheelCount == 0;
+    }
+
+    /** Returns the absolute wheel bucket of a ticker time; differences keep it right across wrap-around. */
+    private long bucketOf(long time) {
+        return (time - origin) >> WHEEL_SHIFT;
+    }
+
+    /** Returns when a bucket's tasks move into the heap: one bucket before its own start. */
+    private long moveTime(long bucket) {
+        return origin + ((bucket - 1) << WHEEL_SHIFT);
+    }
+
+    private void wheelInsert(ScheduledTask<?> task, long bucket) {
+        int slot = (int) bucket & WHEEL_MASK;
+        ScheduledTask<?>[] tasks = wheel[slot];
+        int n = bucketSize[slot];
+        if (tasks == null) {
+            wheel[slot] = tasks = new ScheduledTask<?>[4];
+        } else if (n == tasks.length) {
+            wheel[slot] = tasks = Arrays.copyOf(tasks, n + (n >> 1));
+        }
+        tasks[n] = task;
+        task.heapIndex = -2 - n;
+        bucketSize[slot] = n + 1;
+        if (n == 0) {
+            occupied[slot >>> 6] |= 1L << slot;
+        }
+        wheelCount++;
+    }
+
+    private boolean wheelRemove(ScheduledTask<?> task, int index) {
+        int slot = (int) bucketOf(task.time) & WHEEL_MASK;
+        ScheduledTask<?>[] tasks = wheel[slot];
+        int last = bucketSize[slot] - 1;
+        if (tasks == null || index > last || tasks[index] != task) {
+            return false;
+        }
+        ScheduledTask<?> moved = tasks[last];
+        tasks[last] = null;
+        if (index != last) {
+            tasks[index] = moved;
+            moved.heapIndex = -2 - index;
+        }
+        task.heapIndex = -1;
+        bucketSize[slot] = last;
+        wheelCount--;
+        if (last == 0) {
+            emptied(slot, tasks);
+        }
+        return true;
+    }
+
+    private void emptied(int slot, ScheduledTask<?>[] tasks) {
+        occupied[slot >>> 6] &= ~(1L << slot);
+        if (tasks.length > KEPT_BUCKET_CAPACITY) {
+            wheel[slot] = null;
+        }
+    }
+
+    /** Moves every task of one slot into the heap. */
+    private void flushSlot(int slot) {
+        int n = bucketSize[slot];
+        if (n == 0) {
+            return;
+        }
+        ScheduledTask<?>[] tasks = wheel[slot];
+        for (int i = 0; i < n; i++) {
+            ScheduledTask<?> t = tasks[i];
+            tasks[i] = null;
+            heapInsert(t);
+        }
+        bucketSize[slot] = 0;
+        wheelCount -= n;
+        emptied(slot, tasks);
+    }
+
+    /** Moves the buckets that are about to come due into the heap. */
+    private void advanceWheel(long now) {
+        long target = bucketOf(now) + 1;
+        long from = flushedBucket;
+        if (target <= from) {
+            return;
+        }
+        flushedBucket = target;
+        if (wheelCount == 0) {
+            return;
+        }
+        if (target - from >= WHEEL_SIZE) {
+            for (int slot = 0; slot < WHEEL_SIZE && wheelCount > 0; slot++) {
+                flushSlot(slot);
+            }
+            return;
+        }
+        for (long b = from + 1; b <= target && wheelCount > 0; b++) {
+            flushSlot((int) b & WHEEL_MASK);
+        }
+    }
+
+    /** Moves every task of the wheel into the heap, for shutdown's sweep. */
+    private void flushWheel() {
+        for (int slot = 0; slot < WHEEL_SIZE && wheelCount > 0; slot++) {
+            flushSlot(slot);
+        }
+    }
+
+    /** Returns the first occupied bucket after flushedBucket. Called only with wheelCount > 0. */
+    private long nextOccupiedBucket() {
+        long first = flushedBucket + 1;
+        int start = (int) first & WHEEL_MASK;
+        int words = occupied.length;
+        int word = start >>> 6;
+        long bits = occupied[word] & (-1L << start); // slots at or after start in its word
+        for (int scanned = 0; scanned <= words; scanned++) {
+            if (bits != 0) {
+                int slot = (word << 6) + Long.numberOfTrailingZeros(bits);
+                return first + ((slot - start) & WHEEL_MASK);
+            }
+            word = (word + 1) % words;
+            bits = occupied[word];
+        }
+        throw new IllegalStateException("wheelCount is " + wheelCount + " but no bucket is occupied");
     }
 
     // ---------------------------------------------------------------------------------------------
