@@ -193,6 +193,19 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         return pool.shutdownNow();
     }
 
+    /**
+     * Cancels every waiting task due more than the given delay from now, repeating ones included.
+     * Meant for a graceful shutdown with a deadline: after {@link #shutdown()}, waiting for
+     * termination for a while is pointless if a task due later holds it up, and such a task would
+     * be dropped at the deadline anyway. Running tasks are not affected.
+     *
+     * @return the number of tasks cancelled
+     */
+    public int cancelTasksDueAfter(long delay, TimeUnit unit) {
+        Objects.requireNonNull(unit, "unit");
+        return pool.cancelDueAfter(unit.toNanos(delay));
+    }
+
     @Override
     public boolean isShutdown() {
         return pool.isShutdown();

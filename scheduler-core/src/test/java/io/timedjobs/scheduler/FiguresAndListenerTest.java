@@ -98,6 +98,22 @@ class FiguresAndListenerTest {
         assertThat(executions.get(1)).isEqualTo(new Execution(0, 0, Outcome.FAILED));
     }
 
+    /** cancelTasksDueAfter drops waiting tasks due after the deadline, in the heap and far ones alike. */
+    @Test
+    void shouldCancelTasksDueAfterDeadline() throws Exception {
+        var soon = scheduler.schedule(() -> "soon", 1, SECONDS);
+        var later = scheduler.schedule(() -> "later", 10, SECONDS);
+        var far = scheduler.schedule(() -> "far", 2, java.util.concurrent.TimeUnit.HOURS);
+        var repeating = scheduler.scheduleAtFixedRate(() -> {}, 30, 30, SECONDS);
+        assertThat(scheduler.cancelTasksDueAfter(5, SECONDS)).isEqualTo(3);
+        assertThat(later.isCancelled()).isTrue();
+        assertThat(far.isCancelled()).isTrue();
+        assertThat(repeating.isCancelled()).isTrue();
+        assertThat(scheduler.getQueueSize()).isEqualTo(1);
+        ticker.advance(1, SECONDS);
+        assertThat(soon.get(TestDelays.LONG.toMillis(), MILLISECONDS)).isEqualTo("soon");
+    }
+
     /** Every execution of a repeating task is one event; cancelled tasks produce none. */
     @Test
     void shouldReportOneEventPerExecution() {

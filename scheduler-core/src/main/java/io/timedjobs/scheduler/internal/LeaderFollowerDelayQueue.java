@@ -570,6 +570,36 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
+     * Removes every queued task due after a deadline.
+     *
+     * @return the removed tasks, for the caller to cancel outside the lock
+     */
+    List<ScheduledTask<?>> removeDueAfter(long deadline) {
+        lock();
+        try {
+            drainStaged();
+            flushWheel();
+            List<ScheduledTask<?>> removed = new ArrayList<>();
+            for (int i = size - 1; i >= 0; i--) {
+                if (i >= size) {
+                    continue;
+                }
+                ScheduledTask<?> t = heap[i];
+                if (t.time - deadline > 0) {
+                    removeAt(i);
+                    removed.add(t);
+                }
+            }
+            if (shutdown && isEmpty()) {
+                wakeAll();
+            }
+            return removed;
+        } finally {
+            unlock();
+        }
+    }
+
+    /**
      * Stops the queue: takers return null from now on.
      *
      * @return the tasks that were still queued, in due order

@@ -367,6 +367,15 @@ public final class WorkerPool {
         return neverRan;
     }
 
+    /** Cancels the queued tasks due more than {@code delayNanos} from now; returns how many. */
+    public int cancelDueAfter(long delayNanos) {
+        List<ScheduledTask<?>> removed = queue.removeDueAfter(triggerTime(ticker.read(), delayNanos));
+        for (ScheduledTask<?> task : removed) {
+            task.cancel(false);
+        }
+        return removed.size();
+    }
+
     public boolean isShutdown() {
         return runState >= SHUTDOWN;
     }

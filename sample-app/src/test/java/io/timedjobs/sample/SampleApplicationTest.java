@@ -1,0 +1,125 @@
+package io.timedjobs.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.env.Environment;
+
+/** The sample starts, its jobs run on the starter's threads, and its HTTP API and actuator answer. */
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "sample.jobs.heartbeat-rate=100ms",
+            "sample.jobs.cleanup-delay=100ms",
+            "sample.jobs.report-cron=* * * * * *",
+            "sample.jobs.warm-up-delay=200ms"
+        })
+class SampleApplicationTest {
+
+    private static final Duration LONG = Duration.ofMillis(
+            Math.round(20_000 * Double.parseDouble(System.getProperty("timedjobs.test.delayScale", "1"))));
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Autowired
+    private Environment environment;
+
+    @Autowired
+    private JobActivity activity;
+
+    @Autowired
+    private ReminderService reminders;
+
+    private URI uri(String path) {
+        return URI.create("http://localhost:" + environment.getProperty("local.server.port") + path);
+    }
+
+    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
+        return http.send(
+                HttpRequest.newBuilder(uri(path))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(json))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Every job kind runs, on the starter's worker threads. */
+    @Test
+    void shouldRunEveryJobOnTimedJobsThreads() {
+        await().atMost(LONG)
+                .until(() -> activity.lastRuns()
+                        .keySet()
+                        .containsAll(java.util.List.of("heartbeat", "cleanup", "report", "warm-up")));
+
+        assertThat(activity.lastRuns().values())
+                .allSatisfy(run -> assertThat(run.lastThread()).startsWith("timed-jobs-"));
+    }
+
+    /** A reminder posted over HTTP is listed while pending and fires at its time. */
+    @Test
+    void shouldScheduleRemindersOverHttp() throws Exception {
+        HttpResponse<String> later = post("/reminders", "{\"message\": \"review the release\", \"delay\": \"PT1H\"}");
+        assertThat(later.statusCode()).isEqualTo(201);
+        assertThat(later.headers().firstValue("Location"))
+                .hasValueSatisfying(location -> assertThat(location).startsWith("/reminders/"));
+        assertThat(get("/reminders").body()).contains("review the release");
+
+        long firedBefore = reminders.firedCount();
+        HttpResponse<String> soon = post("/reminders", "{\"message\": \"stretch\", \"delay\": \"PT0.1S\"}");
+        assertThat(soon.statusCode()).isEqualTo(201);
+
+        await().atMost(LONG).until(() -> reminders.firedCount() > firedBefore);
+        assertThat(get("/reminders").body()).doesNotContain("stretch").contains("review the release");
+    }
+
+    /** Bad reminders are refused with 400 and a reason. */
+    @Test
+    void shouldRefuseBadReminders() throws Exception {
+        assertThat(post("/reminders", "{\"message\": \"\", \"delay\": \"PT10S\"}")
+                        .statusCode())
+                .isEqualTo(400);
+        assertThat(post("/reminders", "{\"message\": \"x\", \"delay\": \"-PT10S\"}")
+                        .statusCode())
+                .isEqualTo(400);
+        assertThat(post("/reminders", "{\"message\": \"x\", \"delay\": \"P2D\"}")
+                        .statusCode())
+                .isEqualTo(400);
+        assertThat(post("/reminders", "{\"message\": \"x\"}").statusCode()).isEqualTo(400);
+        assertThat(post("/reminders", "{\"message\": \"x\", \"delay\": \"soon\"}")
+                        .statusCode())
+                .isEqualTo(400);
+        HttpResponse<String> blank = post("/reminders", "{\"message\": \" \", \"delay\": \"PT10S\"}");
+        assertThat(blank.body()).contains("message must not be blank");
+    }
+
+    /** The actuator answers for the scheduler's meters and lists the scheduled jobs. */
+    @Test
+    void shouldExposeActuatorEndpoints() throws Exception {
+        HttpResponse<String> queueDepth = get("/actuator/metrics/scheduler.queue.depth");
+        assertThat(queueDepth.statusCode()).isEqualTo(200);
+        assertThat(queueDepth.body()).contains("\"scheduler.queue.depth\"").contains("taskScheduler");
+
+        assertThat(get("/actuator/metrics/scheduler.task.lateness").statusCode())
+                .isEqualTo(200);
+        assertThat(get("/actuator/health").body()).contains("UP");
+
+        HttpResponse<String> scheduledTasks = get("/actuator/scheduledtasks");
+        assertThat(scheduledTasks.statusCode()).isEqualTo(200);
+        assertThat(scheduledTasks.body())
+                .contains("io.timedjobs.sample.SampleJobs.report")
+                .contains("nextExecution");
+    }
+}

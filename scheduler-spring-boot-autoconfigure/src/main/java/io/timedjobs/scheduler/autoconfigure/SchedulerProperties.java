@@ -1,0 +1,188 @@
+package io.timedjobs.scheduler.autoconfigure;
+
+import io.timedjobs.scheduler.MisfirePolicy;
+import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings of the auto-configured scheduler, under {@code timed-jobs}.
+ *
+ * <p>Setters check their values, so that a bad one fails start-up with a message that names the
+ * key and what it accepts.
+ */
+@ConfigurationProperties(prefix = SchedulerProperties.PREFIX)
+public class SchedulerProperties {
+
+    /** Prefix of every key. */
+    public static final String PREFIX = "timed-jobs";
+
+    /** Whether to replace Spring's default task scheduler with the Timed Jobs scheduler. */
+    private boolean enabled = true;
+
+    /** Number of worker threads. Defaults to the number of available processors, at least 2. */
+    private @Nullable Integer poolSize;
+
+    /** Prefix of worker thread names, followed by a number. */
+    private String threadNamePrefix = "timed-jobs-";
+
+    /**
+     * Whether to run tasks on virtual threads (Java 21 or later). Defaults to the value of
+     * 'spring.threads.virtual.enabled' on Java 21 or later, and to false before.
+     */
+    private @Nullable Boolean virtualThreads;
+
+    /**
+     * What fixed-rate tasks do after falling behind: 'catch-up' runs every missed execution, 'skip'
+     * moves on to the next slot that is not in the past.
+     */
+    private MisfirePolicy misfirePolicy = MisfirePolicy.CATCH_UP;
+
+    private final Shutdown shutdown = new Shutdown();
+
+    private final Metrics metrics = new Metrics();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public @Nullable Integer getPoolSize() {
+        return poolSize;
+    }
+
+    public void setPoolSize(@Nullable Integer poolSize) {
+        if (poolSize != null && poolSize < 1) {
+            throw new IllegalArgumentException(PREFIX + ".pool-size must be 1 or more, was " + poolSize);
+        }
+        this.poolSize = poolSize;
+    }
+
+    public String getThreadNamePrefix() {
+        return threadNamePrefix;
+    }
+
+    public void setThreadNamePrefix(String threadNamePrefix) {
+        this.threadNamePrefix = Objects.requireNonNull(threadNamePrefix, PREFIX + ".thread-name-prefix");
+    }
+
+    public @Nullable Boolean getVirtualThreads() {
+        return virtualThreads;
+    }
+
+    public void setVirtualThreads(@Nullable Boolean virtualThreads) {
+        this.virtualThreads = virtualThreads;
+    }
+
+    public MisfirePolicy getMisfirePolicy() {
+        return misfirePolicy;
+    }
+
+    public void setMisfirePolicy(MisfirePolicy misfirePolicy) {
+        this.misfirePolicy = Objects.requireNonNull(misfirePolicy, PREFIX + ".misfire-policy");
+    }
+
+    public Shutdown getShutdown() {
+        return shutdown;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /** What happens to tasks when the application context closes. */
+    public static class Shutdown {
+
+        /**
+         * Whether one-shot tasks still waiting for their time at shutdown run when it comes (as
+         * long as shutdown waits for them); when false they are cancelled.
+         */
+        private boolean executeExistingDelayedTasks = true;
+
+        /** Whether repeating tasks keep running after shutdown, until the await period ends. */
+        private boolean continueExistingPeriodicTasks = false;
+
+        /**
+         * Whether closing the context waits for running and remaining tasks; when false, running
+         * tasks are interrupted and waiting ones dropped.
+         */
+        private boolean awaitTermination = true;
+
+        /**
+         * Longest time closing the context waits for the scheduler to terminate; after it, running
+         * tasks are interrupted and waiting ones dropped.
+         */
+        private Duration awaitTerminationPeriod = Duration.ofSeconds(30);
+
+        public boolean isExecuteExistingDelayedTasks() {
+            return executeExistingDelayedTasks;
+        }
+
+        public void setExecuteExistingDelayedTasks(boolean executeExistingDelayedTasks) {
+            this.executeExistingDelayedTasks = executeExistingDelayedTasks;
+        }
+
+        public boolean isContinueExistingPeriodicTasks() {
+            return continueExistingPeriodicTasks;
+        }
+
+        public void setContinueExistingPeriodicTasks(boolean continueExistingPeriodicTasks) {
+            this.continueExistingPeriodicTasks = continueExistingPeriodicTasks;
+        }
+
+        public boolean isAwaitTermination() {
+            return awaitTermination;
+        }
+
+        public void setAwaitTermination(boolean awaitTermination) {
+            this.awaitTermination = awaitTermination;
+        }
+
+        public Duration getAwaitTerminationPeriod() {
+            return awaitTerminationPeriod;
+        }
+
+        public void setAwaitTerminationPeriod(Duration awaitTerminationPeriod) {
+            Objects.requireNonNull(awaitTerminationPeriod, PREFIX + ".shutdown.await-termination-period");
+            if (awaitTerminationPeriod.isNegative()) {
+                throw new IllegalArgumentException(PREFIX
+                        + ".shutdown.await-termination-period must be zero or positive (for example 30s), was "
+                        + awaitTerminationPeriod);
+            }
+            this.awaitTerminationPeriod = awaitTerminationPeriod;
+        }
+    }
+
+    /** Micrometer meters of the scheduler. */
+    public static class Metrics {
+
+        /** Whether to publish the scheduler's meters when Micrometer is present. */
+        private boolean enabled = true;
+
+        /**
+         * Whether to publish a percentile histogram of task lateness
+         * ('scheduler.task.lateness'), for percentiles aggregated across instances.
+         */
+        private boolean latenessHistogram = false;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public boolean isLatenessHistogram() {
+            return latenessHistogram;
+        }
+
+        public void setLatenessHistogram(boolean latenessHistogram) {
+            this.latenessHistogram = latenessHistogram;
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package io.timedjobs.scheduler.spring;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** A wall clock that tests set by hand, independent of any ticker, to make the two drift apart. */
+public final class MutableClock extends Clock {
+
+    private final AtomicReference<Instant> now;
+
+    public MutableClock(Instant start) {
+        this.now = new AtomicReference<>(start);
+    }
+
+    public void set(Instant instant) {
+        now.set(instant);
+    }
+
+    public void advance(Duration amount) {
+        now.updateAndGet(instant -> instant.plus(amount));
+    }
+
+    @Override
+    public ZoneId getZone() {
+        return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+        throw new UnsupportedOperationException("fixed to UTC");
+    }
+
+    @Override
+    public Instant instant() {
+        return now.get();
+    }
+}
