@@ -474,8 +474,8 @@ public final class WorkerPool {
             case STOP -> "Stopping";
             default -> "Terminated";
         };
-        return name + "[" + state + ", pool size = " + poolSize + ", active = " + active.get() + ", queued = "
-                + queue.size() + ", completed = " + completed.sum() + "]";
+        return name + "[" + state + ", workers = " + poolSize() + " of " + poolSize + ", active = " + active.get()
+                + ", queued = " + queue.size() + ", completed = " + completed.sum() + "]";
     }
 
     private record FirstExecutionContext(Clock clock) implements Recurrence.Context {

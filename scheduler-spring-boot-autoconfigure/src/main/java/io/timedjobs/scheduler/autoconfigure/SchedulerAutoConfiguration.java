@@ -41,6 +41,12 @@ public class SchedulerAutoConfiguration {
 
     private static final String VIRTUAL_THREADS_PROPERTY = "spring.threads.virtual.enabled";
 
+    /** Spring Boot's own pool size key: the fallback when timed-jobs.pool-size is not set. */
+    private static final String BOOT_POOL_SIZE_PROPERTY = "spring.task.scheduling.pool.size";
+
+    /** Spring Boot's own thread name key: the fallback when timed-jobs.thread-name-prefix is not set. */
+    private static final String BOOT_THREAD_NAME_PREFIX_PROPERTY = "spring.task.scheduling.thread-name-prefix";
+
     @Bean(name = TASK_SCHEDULER_BEAN_NAME)
     @ConditionalOnMissingBean({TaskScheduler.class, ScheduledExecutorService.class})
     public LeaderFollowerTaskScheduler taskScheduler(
@@ -50,10 +56,24 @@ public class SchedulerAutoConfiguration {
             ObjectProvider<LeaderFollowerSchedulerCustomizer> customizers) {
         LeaderFollowerTaskScheduler scheduler = new LeaderFollowerTaskScheduler();
         Integer poolSize = properties.getPoolSize();
+        if (poolSize == null) {
+            poolSize = environment.getProperty(BOOT_POOL_SIZE_PROPERTY, Integer.class);
+        }
         if (poolSize != null) {
+            if (poolSize < 1) {
+                throw new IllegalStateException((properties.getPoolSize() != null
+                                ? SchedulerProperties.PREFIX + ".pool-size"
+                                : BOOT_POOL_SIZE_PROPERTY)
+                        + " must be 1 or more, was " + poolSize);
+            }
             scheduler.setPoolSize(poolSize);
         }
-        scheduler.setThreadNamePrefix(properties.getThreadNamePrefix());
+        String prefix = properties.getThreadNamePrefix();
+        if (prefix == null) {
+            prefix = environment.getProperty(
+                    BOOT_THREAD_NAME_PREFIX_PROPERTY, SchedulerProperties.DEFAULT_THREAD_NAME_PREFIX);
+        }
+        scheduler.setThreadNamePrefix(prefix);
         scheduler.setVirtualThreads(virtualThreads(properties, environment));
         scheduler.setMisfirePolicy(properties.getMisfirePolicy());
         SchedulerProperties.Shutdown shutdown = properties.getShutdown();
@@ -77,6 +97,11 @@ public class SchedulerAutoConfiguration {
     private static boolean virtualThreads(SchedulerProperties properties, Environment environment) {
         Boolean explicit = properties.getVirtualThreads();
         if (explicit != null) {
+            if (explicit && Runtime.version().feature() < 21) {
+                throw new IllegalStateException(SchedulerProperties.PREFIX
+                        + ".virtual-threads=true needs Java 21 or later; this JVM is Java "
+                        + Runtime.version().feature());
+            }
             return explicit;
         }
         return Runtime.version().feature() >= 21

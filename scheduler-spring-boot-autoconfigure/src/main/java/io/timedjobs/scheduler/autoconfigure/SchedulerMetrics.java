@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Tagged {@code name=<bean name>}, under the names Micrometer's executor metrics give Spring's
  * own scheduler, so that dashboards built for it keep working: {@code executor.active}, {@code
  * executor.queued}, {@code executor.completed}, {@code executor.pool.size}, {@code
- * executor.pool.core}, {@code executor.pool.max}. Spring Boot's executor metrics only cover
+ * executor.pool.core}, {@code executor.pool.max}, {@code executor.queue.remaining}. Spring Boot's executor metrics only cover
  * Spring's own executor classes, so these are never registered twice.
  */
 final class SchedulerMetrics {
@@ -118,6 +118,12 @@ final class SchedulerMetrics {
         Gauge.builder("executor.pool.max", engine, LeaderFollowerScheduler::getCorePoolSize)
                 .description("Most threads the pool may have; the pool is fixed, so this is its configured size")
                 .baseUnit("threads")
+                .tags(executorTags)
+                .register(registry);
+        // The queue is unbounded, as is the JDK scheduler's, which reports Integer.MAX_VALUE here.
+        Gauge.builder("executor.queue.remaining", engine, e -> Integer.MAX_VALUE)
+                .description("Additional tasks the queue can hold; it is unbounded")
+                .baseUnit("tasks")
                 .tags(executorTags)
                 .register(registry);
     }

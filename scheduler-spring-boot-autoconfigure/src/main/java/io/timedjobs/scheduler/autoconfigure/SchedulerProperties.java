@@ -21,11 +21,20 @@ public class SchedulerProperties {
     /** Whether to replace Spring's default task scheduler with the Timed Jobs scheduler. */
     private boolean enabled = true;
 
-    /** Number of worker threads. Defaults to the number of available processors, at least 2. */
+    /** Default of {@link #threadNamePrefix} when no Spring Boot prefix is set either. */
+    public static final String DEFAULT_THREAD_NAME_PREFIX = "timed-jobs-";
+
+    /**
+     * Number of worker threads. Defaults to 'spring.task.scheduling.pool.size' when that is set,
+     * else to the number of available processors, at least 2.
+     */
     private @Nullable Integer poolSize;
 
-    /** Prefix of worker thread names, followed by a number. */
-    private String threadNamePrefix = "timed-jobs-";
+    /**
+     * Prefix of worker thread names, followed by a number. Defaults to
+     * 'spring.task.scheduling.thread-name-prefix' when that is set, else to 'timed-jobs-'.
+     */
+    private @Nullable String threadNamePrefix;
 
     /**
      * Whether to run tasks on virtual threads (Java 21 or later). Defaults to the value of
@@ -62,12 +71,12 @@ public class SchedulerProperties {
         this.poolSize = poolSize;
     }
 
-    public String getThreadNamePrefix() {
+    public @Nullable String getThreadNamePrefix() {
         return threadNamePrefix;
     }
 
-    public void setThreadNamePrefix(String threadNamePrefix) {
-        this.threadNamePrefix = Objects.requireNonNull(threadNamePrefix, PREFIX + ".thread-name-prefix");
+    public void setThreadNamePrefix(@Nullable String threadNamePrefix) {
+        this.threadNamePrefix = threadNamePrefix;
     }
 
     public @Nullable Boolean getVirtualThreads() {

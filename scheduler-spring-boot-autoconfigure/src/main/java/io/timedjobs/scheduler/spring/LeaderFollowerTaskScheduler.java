@@ -461,7 +461,7 @@ public class LeaderFollowerTaskScheduler
         Instant now = getClock().instant();
         long seconds = startTime.getEpochSecond() - now.getEpochSecond();
         long nanos = startTime.getNano() - now.getNano();
-        // Any delay beyond about 292 years saturates, which the engine caps anyway.
+        // Saturates beyond about 285 years; the engine caps every delay at about 146 years anyway.
         if (seconds > 9_000_000_000L) {
             return Long.MAX_VALUE;
         }
@@ -626,8 +626,8 @@ public class LeaderFollowerTaskScheduler
      * Shuts the scheduler down: gracefully if it {@linkplain #setWaitForTasksToCompleteOnShutdown
      * waits for tasks} (queued tasks then follow the shutdown policies, and those due after the
      * {@linkplain #setAwaitTerminationPeriod await period} are cancelled at once, since they could
-     * not run within it), else by interrupting running tasks and cancelling queued ones; then
-     * waits up to the await period.
+     * not run within it: with a period of zero, every task not yet due), else by interrupting
+     * running tasks and cancelling queued ones; then waits up to the await period.
      */
     public void shutdown() {
         LeaderFollowerScheduler engine = scheduler;
@@ -641,13 +641,12 @@ public class LeaderFollowerTaskScheduler
         Duration period = awaitTerminationPeriod;
         if (waitForTasksToCompleteOnShutdown) {
             engine.shutdown();
-            if (!period.isZero()) {
-                // A task due after the deadline could only hold the wait up and then be dropped.
-                int dropped = engine.cancelTasksDueAfter(saturatedNanos(period), TimeUnit.NANOSECONDS);
-                if (dropped > 0 && logger.isInfoEnabled()) {
-                    logger.info(describe() + " cancelled " + dropped
-                            + " waiting task(s) due after the await-termination period of " + period);
-                }
+            // A task due after the deadline could only hold the wait up and then be dropped; with
+            // no wait at all, that is every task not yet due, so nothing keeps the JVM alive.
+            int dropped = engine.cancelTasksDueAfter(saturatedNanos(period), TimeUnit.NANOSECONDS);
+            if (dropped > 0 && logger.isInfoEnabled()) {
+                logger.info(describe() + " cancelled " + dropped
+                        + " waiting task(s) due after the await-termination period of " + period);
             }
         } else {
             cancelAll(engine.shutdownNow());

@@ -162,7 +162,8 @@ class SchedulerAutoConfigurationTest {
         runner.withPropertyValues("timed-jobs.virtual-threads=true").run(context -> {
             if (Runtime.version().feature() < 21) {
                 assertThat(context).hasFailed();
-                assertThat(context.getStartupFailure()).hasStackTraceContaining("Virtual threads need Java 21");
+                assertThat(context.getStartupFailure())
+                        .hasStackTraceContaining("timed-jobs.virtual-threads=true needs Java 21");
                 return;
             }
             assertThat(workerIsVirtual(context.getBean(LeaderFollowerTaskScheduler.class)))
@@ -257,6 +258,35 @@ class SchedulerAutoConfigurationTest {
                     assertThat(context).doesNotHaveBean(SchedulerProperties.class);
                     assertThat(context.getBean("taskScheduler")).isInstanceOf(ThreadPoolTaskScheduler.class);
                 });
+    }
+
+    /** Without timed-jobs keys, Spring Boot's own pool size and thread name prefix still apply. */
+    @Test
+    void shouldFallBackToSpringBootSchedulingKeys() {
+        runner.withPropertyValues(
+                        "spring.task.scheduling.pool.size=5", "spring.task.scheduling.thread-name-prefix=boot-")
+                .run(context -> {
+                    assertThat(engine(context).getCorePoolSize()).isEqualTo(5);
+                    assertThat(context.getBean(LeaderFollowerTaskScheduler.class)
+                                    .getThreadNamePrefix())
+                            .isEqualTo("boot-");
+                });
+        runner.withPropertyValues(
+                        "spring.task.scheduling.pool.size=5",
+                        "timed-jobs.pool-size=3",
+                        "spring.task.scheduling.thread-name-prefix=boot-",
+                        "timed-jobs.thread-name-prefix=jobs-")
+                .run(context -> {
+                    assertThat(engine(context).getCorePoolSize()).isEqualTo(3);
+                    assertThat(context.getBean(LeaderFollowerTaskScheduler.class)
+                                    .getThreadNamePrefix())
+                            .isEqualTo("jobs-");
+                });
+        runner.withPropertyValues("spring.task.scheduling.pool.size=0").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("spring.task.scheduling.pool.size must be 1 or more, was 0");
+        });
     }
 
     /** pool-size 0 fails start-up with a message naming the key and what it accepts. */

@@ -82,7 +82,8 @@ class SchedulerMetricsAutoConfigurationTest {
                     "executor.completed",
                     "executor.pool.size",
                     "executor.pool.core",
-                    "executor.pool.max")) {
+                    "executor.pool.max",
+                    "executor.queue.remaining")) {
                 assertThat(registry.find(name).tag("name", "taskScheduler").meters())
                         .as(name)
                         .hasSize(1);

@@ -95,6 +95,23 @@ class ShutdownPropertiesTest {
         assertThat(scheduler.getScheduledExecutor().isTerminated()).isTrue();
     }
 
+    /**
+     * An await period of zero means no wait: closing cancels every waiting task not yet due, so
+     * that nothing keeps the scheduler (and the JVM) alive after the context is gone.
+     */
+    @Test
+    void shouldDropWaitingTasksWithZeroAwaitPeriod() {
+        ConfigurableApplicationContext context = start("timed-jobs.shutdown.await-termination-period=0s");
+        LeaderFollowerTaskScheduler scheduler = scheduler(context);
+        ScheduledFuture<?> inAnHour = scheduler.schedule(() -> {}, Instant.now().plus(Duration.ofHours(1)));
+        ScheduledFuture<?> repeating = scheduler.scheduleAtFixedRate(() -> {}, Duration.ofHours(1));
+        context.close();
+        assertThat(inAnHour.isCancelled()).isTrue();
+        assertThat(repeating.isCancelled()).isTrue();
+        await().atMost(TestDelays.LONG)
+                .until(() -> scheduler.getScheduledExecutor().isTerminated());
+    }
+
     /** With await-termination=false, closing interrupts the running task instead of waiting. */
     @Test
     void shouldInterruptRunningTaskWhenNotAwaiting() throws Exception {
