@@ -41,8 +41,9 @@ public final class LeaderFollowerDelayQueue {
      *    their own Waiter rather than on a Condition, so that every release of the lock goes
      *    through unlock() below, and so that a wake-up targets exactly one chosen thread.
      *
-     * 3. Staging. Submitting threads do not queue up on the lock. offer() pushes the task onto a
-     *    Treiber stack (one CAS) and then only tries the lock: whoever holds the lock drains the
+     * 3. Staging. Submitting threads do not queue up on the lock. offer() inserts directly when
+     *    the lock is free; when it is not, it pushes the task onto a Treiber stack (one CAS) and
+     *    then only tries the lock again: whoever holds the lock drains the
      *    stack into the heap before letting go, and unlock() looks at the stack again after
      *    releasing, taking the lock back if something arrived meanwhile. So a staged task is always
      *    drained by a thread that holds or is about to hold the lock, and two producers never park
@@ -203,6 +204,20 @@ public final class LeaderFollowerDelayQueue {
      * @return false if the queue no longer accepts tasks
      */
     public boolean offer(ScheduledTask<?> task) {
+        final ReentrantLock lock = this.lock;
+        if (lock.tryLock()) {
+            // Uncontended: insert directly, after whatever others staged before.
+            try {
+                drainStaged();
+                if (staged == SHUT_DOWN) {
+                    return false;
+                }
+                insert(task);
+                return true;
+            } finally {
+                unlock();
+            }
+        }
         for (; ; ) {
             ScheduledTask<?> head = staged;
             if (head == SHUT_DOWN) {
