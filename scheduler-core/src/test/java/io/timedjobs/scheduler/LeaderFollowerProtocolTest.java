@@ -137,6 +137,49 @@ class LeaderFollowerProtocolTest {
         assertThat(order).isSorted();
     }
 
+    /**
+     * Tasks spread over three hours (through the wheel's buckets, and past its reach) run in due
+     * order and never before their due time, however far the ticker jumps at once.
+     */
+    @Test
+    void shouldRunFarTasksInDueOrderNeverEarly() {
+        ManualTicker ticker = new ManualTicker();
+        scheduler = LeaderFollowerScheduler.builder().poolSize(1).ticker(ticker).build();
+        java.util.Random random = new java.util.Random(42);
+        int n = 3_000;
+        long[] dues = new long[n];
+        List<long[]> runs = Collections.synchronizedList(new ArrayList<>());
+        for (int i = 0; i < n; i++) {
+            long delay = (long) (random.nextDouble() * HOURS.toNanos(3));
+            long due = ticker.read() + delay;
+            dues[i] = due;
+            scheduler.schedule(
+                    () -> runs.add(new long[] {due, ticker.read()}), delay, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+        java.util.Arrays.sort(dues);
+        while (runs.size() < n) {
+            ticker.advance(
+                    (long) (random.nextDouble() * SECONDS.toNanos(150)), java.util.concurrent.TimeUnit.NANOSECONDS);
+            long now = ticker.read();
+            int due = 0;
+            while (due < n && dues[due] <= now) {
+                due++;
+            }
+            int expected = due;
+            await().pollDelay(java.time.Duration.ZERO)
+                    .pollInterval(java.time.Duration.ofMillis(1))
+                    .atMost(TestDelays.LONG)
+                    .until(() -> runs.size() == expected);
+        }
+        long previousDue = Long.MIN_VALUE;
+        for (long[] run : runs) {
+            assertThat(run[1]).as("start of task due at %d", run[0]).isGreaterThanOrEqualTo(run[0]);
+            assertThat(run[0]).isGreaterThanOrEqualTo(previousDue);
+            previousDue = run[0];
+        }
+        assertThat(scheduler.getQueueSize()).isZero();
+    }
+
     /** Ordering stays right when the ticker's reading wraps around past Long.MAX_VALUE. */
     @Test
     void shouldOrderTasksAcrossTickerWrapAround() {
