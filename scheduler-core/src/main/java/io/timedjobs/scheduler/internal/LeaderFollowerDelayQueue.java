@@ -48,7 +48,9 @@ public final class LeaderFollowerDelayQueue {
      *    releasing, taking the lock back if something arrived meanwhile. So a staged task is always
      *    drained by a thread that holds or is about to hold the lock, and two producers never park
      *    on each other: one inserts both tasks while the other goes on. The stack is reversed when
-     *    drained, which keeps submission order for equal due times.
+     *    drained, which keeps submission order for equal due times. Cancellation works the same
+     *    way: a canceller that finds the lock busy pushes a small removal record on a second stack
+     *    and goes on; the holder removes the task before it lets go.
      *
      * 4. New heads. A drained task that lands at the head is due before the leader's wake-up time.
      *    The drainer then unparks the leader (or, with no leader, one follower) so that it sleeps
@@ -116,6 +118,27 @@ public final class LeaderFollowerDelayQueue {
 
     /** Number of tasks on the staging stack, so that a submitter sees its task counted at once. */
     private final LongAdder stagedCount = new LongAdder();
+
+    /**
+     * Cancelled tasks whose removal waits for the lock holder, newest first. Pushed to without the
+     * lock; emptied only under the lock.
+     */
+    private volatile @Nullable Removal removals;
+
+    /** Number of removals on that stack, so that a canceller sees the queue shrink at once. */
+    private final LongAdder pendingRemovals = new LongAdder();
+
+    /** A removal handed over to the lock holder. */
+    private static final class Removal {
+        final ScheduledTask<?> task;
+
+        @Nullable
+        Removal next;
+
+        Removal(ScheduledTask<?> task) {
+            this.task = task;
+        }
+    }
 
     /** Ticker reading at construction; wheel buckets are numbered from it. */
     private final long origin;
@@ -208,7 +231,7 @@ public final class LeaderFollowerDelayQueue {
         if (lock.tryLock()) {
             // Uncontended: insert directly, after whatever others staged before.
             try {
-                drainStaged();
+                drainPending();
                 if (staged == SHUT_DOWN) {
                     return false;
                 }
@@ -230,7 +253,7 @@ public final class LeaderFollowerDelayQueue {
         }
         stagedCount.increment();
         if (lock.tryLock()) {
-            drainStaged();
+            drainPending();
             unlock();
         }
         return true;
@@ -245,7 +268,7 @@ public final class LeaderFollowerDelayQueue {
     boolean requeue(ScheduledTask<?> task, boolean acceptAfterShutdown) {
         lock();
         try {
-            drainStaged();
+            drainPending();
             if (stopped || (shutdown && !acceptAfterShutdown)) {
                 return false;
             }
@@ -257,33 +280,66 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
-     * Removes a task if it is queued. Takes O(log n).
-     *
-     * @return whether the task was in the queue
+     * Removes a cancelled task from wherever it is queued: O(log n) in the heap, O(1) in the wheel.
+     * Never blocks: when the lock is busy, the removal is handed to the lock holder on a stack of
+     * its own, and the holder performs it before it lets go, as it does for staged tasks.
      */
-    public boolean remove(ScheduledTask<?> task) {
-        lock();
-        try {
-            drainStaged(); // a cancelled task still on the stack is dropped here
-            int i = task.heapIndex;
-            if (i >= 0) {
-                if (i >= size || heap[i] != task) {
-                    return false;
-                }
-                removeAt(i);
-            } else if (i <= -2) {
-                if (!wheelRemove(task, -2 - i)) {
-                    return false;
-                }
-            } else {
-                return false;
+    public void remove(ScheduledTask<?> task) {
+        final ReentrantLock lock = this.lock;
+        if (lock.tryLock()) {
+            try {
+                drainPending();
+                removeLocked(task);
+            } finally {
+                unlock();
             }
-            if (shutdown && isEmpty()) {
-                wakeAll(); // the last task is gone: idle workers may exit now
+            return;
+        }
+        Removal removal = new Removal(task);
+        for (; ; ) {
+            Removal head = removals;
+            removal.next = head;
+            if (REMOVALS.weakCompareAndSet(this, head, removal)) {
+                break;
             }
-            return true;
-        } finally {
+        }
+        pendingRemovals.increment();
+        if (lock.tryLock()) {
+            drainPending();
             unlock();
+        }
+    }
+
+    private void removeLocked(ScheduledTask<?> task) {
+        int i = task.heapIndex;
+        if (i >= 0) {
+            if (i >= size || heap[i] != task) {
+                return;
+            }
+            removeAt(i);
+        } else if (i <= -2) {
+            if (!wheelRemove(task, -2 - i)) {
+                return;
+            }
+        } else {
+            return; // taken, never queued, or still staged (then drainStaged drops it)
+        }
+        if (shutdown && isEmpty()) {
+            wakeAll(); // the last task is gone: idle workers may exit now
+        }
+    }
+
+    /** Brings the heap up to date with what producers and cancellers handed over. Called under lock. */
+    private void drainPending() {
+        drainStaged(); // first: a task staged and then cancelled is dropped here
+        if (removals != null) {
+            Removal head = (Removal) REMOVALS.getAndSet(this, (Removal) null);
+            int n = 0;
+            for (Removal r = head; r != null; r = r.next) {
+                removeLocked(r.task);
+                n++;
+            }
+            pendingRemovals.add(-n);
         }
     }
 
@@ -372,19 +428,20 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
-     * Releases the lock, then takes it back to drain the staging stack if a producer pushed while
-     * it was held (that producer's tryLock failed, so it counts on the holder). Every release of
-     * the lock goes through here.
+     * Releases the lock, then takes it back to drain the staging and removal stacks if a producer
+     * or a canceller pushed while it was held (that thread's tryLock failed, so it counts on the
+     * holder). Every release of the lock goes through here.
      */
     private void unlock() {
         final ReentrantLock lock = this.lock;
         for (; ; ) {
             lock.unlock();
             ScheduledTask<?> head = staged;
-            if (head == null || head == SHUT_DOWN || !lock.tryLock()) {
+            boolean stagedWaiting = head != null && head != SHUT_DOWN;
+            if (!(stagedWaiting || removals != null) || !lock.tryLock()) {
                 return;
             }
-            drainStaged();
+            drainPending();
         }
     }
 
@@ -403,7 +460,7 @@ public final class LeaderFollowerDelayQueue {
         lock();
         try {
             for (; ; ) {
-                drainStaged();
+                drainPending();
                 if (stopped) {
                     return null;
                 }
@@ -559,6 +616,7 @@ public final class LeaderFollowerDelayQueue {
         lock();
         try {
             closeStaging();
+            drainPending();
             flushWheel();
             shutdown = true;
             List<ScheduledTask<?>> removed = new ArrayList<>();
@@ -592,7 +650,7 @@ public final class LeaderFollowerDelayQueue {
     List<ScheduledTask<?>> removeDueAfter(long deadline) {
         lock();
         try {
-            drainStaged();
+            drainPending();
             flushWheel();
             List<ScheduledTask<?>> removed = new ArrayList<>();
             for (int i = size - 1; i >= 0; i--) {
@@ -623,6 +681,7 @@ public final class LeaderFollowerDelayQueue {
         lock();
         try {
             closeStaging();
+            drainPending();
             flushWheel();
             shutdown = true;
             stopped = true;
@@ -642,14 +701,14 @@ public final class LeaderFollowerDelayQueue {
 
     /** Returns the number of queued tasks, counting those still being handed over. */
     public int size() {
-        return size + wheelCount + (int) stagedCount.sum();
+        return size + wheelCount + (int) (stagedCount.sum() - pendingRemovals.sum());
     }
 
     /** Returns how long the most overdue queued task is past its due time, or 0 when none is due. */
     long overdueNanos() {
         lock();
         try {
-            drainStaged();
+            drainPending();
             long now = ticker.read();
             advanceWheel(now);
             ScheduledTask<?> first = heap[0];
@@ -869,11 +928,13 @@ public final class LeaderFollowerDelayQueue {
     }
 
     private static final VarHandle STAGED;
+    private static final VarHandle REMOVALS;
 
     static {
         try {
-            STAGED =
-                    MethodHandles.lookup().findVarHandle(LeaderFollowerDelayQueue.class, "staged", ScheduledTask.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STAGED = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "staged", ScheduledTask.class);
+            REMOVALS = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "removals", Removal.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
