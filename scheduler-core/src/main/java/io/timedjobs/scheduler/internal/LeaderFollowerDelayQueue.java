@@ -87,9 +87,6 @@ public final class LeaderFollowerDelayQueue {
     /** Buckets whose arrays grew beyond this are freed when emptied, so a burst leaves no waste. */
     private static final int KEPT_BUCKET_CAPACITY = 16;
 
-    /** Spins on a busy lock before parking: critical sections here are a few hundred ns. */
-    private static final int LOCK_SPINS = 64;
-
     /** Head of the staging stack once the queue is shut down: nothing can be pushed on it. */
     private static final ScheduledTask<?> SHUT_DOWN = new ScheduledTask<>(null, "shut down", 0L);
 
@@ -272,7 +269,9 @@ public final class LeaderFollowerDelayQueue {
             if (stopped || (shutdown && !acceptAfterShutdown)) {
                 return false;
             }
-            insert(task);
+            if (task.isNew()) { // a cancel that came before this lock was taken removed nothing
+                insert(task);
+            }
             return true;
         } finally {
             unlock();
@@ -412,18 +411,12 @@ public final class LeaderFollowerDelayQueue {
         siftUp(i, task);
     }
 
-    /** Takes the lock, spinning briefly before parking: the holder is usually about to let go. */
+    /**
+     * Takes the lock. Only workers and shutdown block here: producers and cancellers never do (see
+     * offer and remove). No spinning: with more workers than cores, a spinner mostly burns the
+     * time slice the lock holder needs.
+     */
     private void lock() {
-        final ReentrantLock lock = this.lock;
-        if (lock.tryLock()) {
-            return;
-        }
-        for (int i = 0; i < LOCK_SPINS; i++) {
-            Thread.onSpinWait();
-            if (!lock.isLocked() && lock.tryLock()) {
-                return;
-            }
-        }
         lock.lock();
     }
 
@@ -505,12 +498,21 @@ public final class LeaderFollowerDelayQueue {
                 }
             }
         } finally {
+            Waiter successor = null;
             if (leader == null && (heap[0] != null || wheelCount > 0)) {
-                wakeFollower(); // hand leadership on
+                // Hand leadership on. The successor is woken after the lock is released: woken
+                // before, it would only block on the lock and need a second wake-up.
+                successor = followers.pollLast();
+                if (successor != null) {
+                    successor.queued = false;
+                }
             } else if (shutdown && isEmpty()) {
                 wakeAll(); // let idle workers see that there is nothing left
             }
             unlock();
+            if (successor != null) {
+                LockSupport.unpark(successor.thread);
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
