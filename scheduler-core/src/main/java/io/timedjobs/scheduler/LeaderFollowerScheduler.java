@@ -36,7 +36,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>A cancelled task leaves the queue at once and keeps no memory (the JDK keeps it until its
- *       due time unless {@code setRemoveOnCancelPolicy(true)} is set).
+ *       due time unless {@code setRemoveOnCancelPolicy(true)} is set). {@code cancel} never
+ *       blocks: if another thread holds the queue's lock at that moment, that thread removes the
+ *       task before it lets the lock go.
  *   <li>Fixed-rate tasks that fall behind follow a {@link MisfirePolicy}: catch up (the JDK's
  *       behaviour) or skip to the next slot.
  *   <li>Tasks can repeat by a {@link Recurrence} rule (cron, Spring triggers); those never start
