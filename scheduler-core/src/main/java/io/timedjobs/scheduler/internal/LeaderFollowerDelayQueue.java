@@ -190,9 +190,6 @@ public final class LeaderFollowerDelayQueue {
      */
     private final ArrayDeque<Waiter> followers = new ArrayDeque<>();
 
-    /** Whether shutdown() has run. Guarded by lock (the staging stack says it lock-free). */
-    private boolean shutdown;
-
     /** Whether take() returns null at once, even with tasks left (shutdownNow). Guarded by lock. */
     private boolean stopped;
 
@@ -229,7 +226,7 @@ public final class LeaderFollowerDelayQueue {
             // Uncontended: insert directly, after whatever others staged before.
             try {
                 drainPending();
-                if (staged == SHUT_DOWN) {
+                if (isShutDown()) {
                     return false;
                 }
                 insert(task);
@@ -266,7 +263,7 @@ public final class LeaderFollowerDelayQueue {
         lock();
         try {
             drainPending();
-            if (stopped || (shutdown && !acceptAfterShutdown)) {
+            if (stopped || (isShutDown() && !acceptAfterShutdown)) {
                 return false;
             }
             if (task.isNew()) { // a cancel that came before this lock was taken removed nothing
@@ -323,7 +320,7 @@ public final class LeaderFollowerDelayQueue {
         } else {
             return; // taken, never queued, or still staged (then drainStaged drops it)
         }
-        if (shutdown && isEmpty()) {
+        if (isShutDown() && isEmpty()) {
             wakeAll(); // the last task is gone: idle workers may exit now
         }
     }
@@ -461,7 +458,7 @@ public final class LeaderFollowerDelayQueue {
                 advanceWheel(now);
                 ScheduledTask<?> first = heap[0];
                 if (first == null && wheelCount == 0) {
-                    if (shutdown) {
+                    if (isShutDown()) {
                         return null;
                     }
                     interrupted |= sleep(me, false, 0L);
@@ -506,7 +503,7 @@ public final class LeaderFollowerDelayQueue {
                 if (successor != null) {
                     successor.queued = false;
                 }
-            } else if (shutdown && isEmpty()) {
+            } else if (isShutDown() && isEmpty()) {
                 wakeAll(); // let idle workers see that there is nothing left
             }
             unlock();
@@ -620,7 +617,6 @@ public final class LeaderFollowerDelayQueue {
             closeStaging();
             drainPending();
             flushWheel();
-            shutdown = true;
             List<ScheduledTask<?>> removed = new ArrayList<>();
             if (!keepDelayed || !keepRepeating) {
                 long now = ticker.read();
@@ -630,7 +626,7 @@ public final class LeaderFollowerDelayQueue {
                         continue;
                     }
                     ScheduledTask<?> t = heap[i];
-                    boolean drop = t.isRepeating() ? !keepRepeating : !keepDelayed && t.time - now > 0;
+                    boolean drop = t.isPeriodic() ? !keepRepeating : !keepDelayed && t.time - now > 0;
                     if (drop) {
                         removeAt(i);
                         removed.add(t);
@@ -665,7 +661,7 @@ public final class LeaderFollowerDelayQueue {
                     removed.add(t);
                 }
             }
-            if (shutdown && isEmpty()) {
+            if (isShutDown() && isEmpty()) {
                 wakeAll();
             }
             return removed;
@@ -685,7 +681,6 @@ public final class LeaderFollowerDelayQueue {
             closeStaging();
             drainPending();
             flushWheel();
-            shutdown = true;
             stopped = true;
             List<ScheduledTask<?>> drained = new ArrayList<>(size);
             while (size > 0) {
@@ -733,6 +728,14 @@ public final class LeaderFollowerDelayQueue {
 
     // ---------------------------------------------------------------------------------------------
     // Wheel maintenance; all under lock.
+
+    /**
+     * Whether shutdown() or stop() has run. The marker on the staging stack is the only record of
+     * it: it is set under the lock and never removed, so under the lock this is stable.
+     */
+    private boolean isShutDown() {
+        return staged == SHUT_DOWN;
+    }
 
     private boolean isEmpty() {
         return size == 0 && wheelCount == 0;

@@ -1,6 +1,5 @@
 package io.timedjobs.scheduler.internal;
 
-import io.timedjobs.scheduler.ExecutionListener.Outcome;
 import io.timedjobs.scheduler.Recurrence;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,14 +14,16 @@ import org.jspecify.annotations.Nullable;
  * and, if the instant has not come yet, puts the task back for the remaining difference: a cron job
  * never fires early.
  */
-final class RecurringTask extends ScheduledTask<Void> implements Recurrence.Context {
+final class RecurringTask extends RepeatingTask implements Recurrence.Context {
 
     private final Recurrence recurrence;
 
     /** The wall-clock instant of the pending execution. Only the worker running the task writes it. */
     private Instant scheduled;
 
+    /** When the previous execution started and completed; written and read by the worker running it. */
     private @Nullable Instant lastStarted;
+
     private @Nullable Instant lastCompleted;
 
     RecurringTask(WorkerPool pool, Runnable work, Recurrence recurrence, Instant first) {
@@ -32,70 +33,47 @@ final class RecurringTask extends ScheduledTask<Void> implements Recurrence.Cont
         this.time = ticksUntil(first);
     }
 
+    /** Puts the task back for the rest of the wait when the wall clock says it is early. */
     @Override
-    public boolean isPeriodic() {
-        return true;
-    }
-
-    @Override
-    boolean isRepeating() {
-        return true;
-    }
-
-    @Override
-    @Nullable
-    Outcome execute() {
+    boolean mayStart() {
         Instant now = pool.clock.instant();
         if (now.isBefore(scheduled)) {
             if (isNew()) {
                 time = ticksUntil(scheduled);
                 pool.requeue(this);
             }
-            return null;
+            return false;
         }
-        if (!claimRunner()) {
-            return null;
-        }
-        Throwable failure = null;
+        return true;
+    }
+
+    @Override
+    void started() {
+        lastStarted = pool.clock.instant();
+    }
+
+    @Override
+    void finished() {
+        lastCompleted = pool.clock.instant();
+    }
+
+    @Override
+    boolean scheduleNext() {
+        Instant next;
         try {
-            Object w = payload;
-            if (w == null || !isNew()) {
-                return null;
-            }
-            lastStarted = now;
-            try {
-                ((Runnable) w).run();
-            } catch (Throwable t) {
-                failure = t;
-            }
-            lastCompleted = pool.clock.instant();
-        } finally {
-            releaseRunner();
+            next = recurrence.nextExecution(this);
+        } catch (Throwable ruleFailure) {
+            complete(EXCEPTIONAL, ruleFailure);
+            return false;
         }
-        if (failure != null) {
-            Throwable fatal = pool.handleRepeatingFailure(failure);
-            if (fatal != null) {
-                complete(EXCEPTIONAL, fatal);
-                return Outcome.FAILED;
-            }
+        if (next == null) {
+            complete(NORMAL, null);
+        } else {
+            scheduled = next;
+            time = ticksUntil(next);
+            pool.requeue(this);
         }
-        if (isNew()) {
-            Instant next;
-            try {
-                next = recurrence.nextExecution(this);
-            } catch (Throwable ruleFailure) {
-                complete(EXCEPTIONAL, ruleFailure);
-                return Outcome.FAILED;
-            }
-            if (next == null) {
-                complete(NORMAL, null);
-            } else {
-                scheduled = next;
-                time = ticksUntil(next);
-                pool.requeue(this);
-            }
-        }
-        return failure == null ? Outcome.SUCCEEDED : Outcome.FAILED;
+        return true;
     }
 
     private long ticksUntil(Instant instant) {

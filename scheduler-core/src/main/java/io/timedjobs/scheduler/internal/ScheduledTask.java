@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
  * A one-shot task that is its own future: the object the queue orders, the worker runs and the
  * caller waits on are one and the same, so scheduling allocates nothing else.
  *
- * <p>Subclasses add repetition ({@link PeriodicTask}, {@link RecurringTask}) and failure reporting
- * for fire-and-forget submissions ({@link ExecutedTask}).
+ * <p>Subclasses add repetition ({@link RepeatingTask}: {@link PeriodicTask}, {@link RecurringTask})
+ * and failure reporting for fire-and-forget submissions ({@link ExecutedTask}).
  *
  * @param <V> the result type
  */
@@ -67,7 +67,8 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     /**
      * When the task is due, in ticker nanoseconds. Written before the task enters the queue (by the
      * submitting thread, or by the worker that re-queues a repeating task) and read under the queue
-     * lock; other readers ({@link #getDelay}) may see a slightly stale value.
+     * lock; other readers ({@link #getDelay}) may see a slightly stale value. It must not change
+     * while the task is queued: the heap's order and the task's wheel bucket are derived from it.
      */
     long time;
 
@@ -78,7 +79,11 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
      */
     int sequence;
 
-    /** Position in the heap, or -1 when not in it. Guarded by the queue lock. */
+    /**
+     * Where the task is queued: its index in the heap (0 or more), or {@code -2 - i} for index
+     * {@code i} in its wheel bucket, or -1 when it is in neither (staged, taken, or never queued).
+     * Guarded by the queue lock.
+     */
     int heapIndex = -1;
 
     /** The next older task on the queue's staging stack; null once the task reached the heap. */
@@ -130,14 +135,9 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     /** Hook for failures that no future reports; the default leaves them in the future. */
     void onFailure(Throwable failure) {}
 
-    /** Whether the worker must check the shutdown policy before running this task. */
-    boolean isRepeating() {
-        return false;
-    }
-
     @Override
     public final void run() {
-        pool.runDirectly(this);
+        execute();
     }
 
     /** Runs the work; subclasses that compute a result override this. */

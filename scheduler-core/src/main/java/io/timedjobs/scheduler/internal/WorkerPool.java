@@ -231,7 +231,7 @@ public final class WorkerPool {
             return;
         }
         Thread.interrupted();
-        if (task.isRepeating() && runState >= SHUTDOWN && !keepRepeatingAfterShutdown) {
+        if (task.isPeriodic() && runState >= SHUTDOWN && !keepRepeatingAfterShutdown) {
             task.cancel(false);
             return;
         }
@@ -284,17 +284,12 @@ public final class WorkerPool {
         }
     }
 
-    /** Runs a task on the caller's thread, for callers of {@link ScheduledTask#run()}. */
-    void runDirectly(ScheduledTask<?> task) {
-        task.execute();
-    }
-
     // ---------------------------------------------------------------------------------------------
     // Callbacks from tasks
 
     void onCancel(ScheduledTask<?> task) {
-        // Always through the lock: the task may be on its way from the staging stack into the
-        // heap right now, and only the lock holder knows where it is.
+        // Always through the queue, never by the task's index: the task may be on its way from the
+        // staging stack into the heap right now, and only the lock holder knows where it is.
         queue.remove(task);
     }
 

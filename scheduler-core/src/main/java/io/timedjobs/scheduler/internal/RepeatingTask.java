@@ -1,0 +1,78 @@
+package io.timedjobs.scheduler.internal;
+
+import io.timedjobs.scheduler.ExecutionListener.Outcome;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A task that runs more than once. Each execution runs the work without completing the future,
+ * reports a failure to the error handler, and then lets the subclass decide when the next one is
+ * due, going back into the queue; so executions of one task never overlap.
+ */
+abstract class RepeatingTask extends ScheduledTask<Void> {
+
+    RepeatingTask(WorkerPool pool, Runnable work, long time) {
+        super(pool, work, time);
+    }
+
+    @Override
+    public final boolean isPeriodic() {
+        return true;
+    }
+
+    @Override
+    final @Nullable Outcome execute() {
+        if (!mayStart() || !claimRunner()) {
+            return null;
+        }
+        Throwable failure = null;
+        try {
+            Object w = payload;
+            if (w == null || !isNew()) {
+                return null;
+            }
+            started();
+            try {
+                ((Runnable) w).run();
+            } catch (Throwable t) {
+                failure = t;
+            }
+            finished();
+        } finally {
+            releaseRunner();
+        }
+        if (failure != null) {
+            Throwable fatal = pool.handleRepeatingFailure(failure);
+            if (fatal != null) {
+                complete(EXCEPTIONAL, fatal);
+                return Outcome.FAILED;
+            }
+        }
+        if (isNew() && !scheduleNext()) {
+            return Outcome.FAILED;
+        }
+        return failure == null ? Outcome.SUCCEEDED : Outcome.FAILED;
+    }
+
+    /**
+     * Whether the execution may start now; a task that may not puts itself back in the queue. The
+     * default: always.
+     */
+    boolean mayStart() {
+        return true;
+    }
+
+    /** Called on the worker right before the work runs. */
+    void started() {}
+
+    /** Called on the worker right after the work ran, whether it threw or not. */
+    void finished() {}
+
+    /**
+     * Computes the next due time and re-queues the task, or completes it when there is no next
+     * execution.
+     *
+     * @return false if computing the next execution failed (the task then completed with that
+     *     failure)
+     */
+    abstract boolean scheduleNext();
+}
