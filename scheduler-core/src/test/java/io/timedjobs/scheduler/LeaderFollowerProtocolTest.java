@@ -180,6 +180,132 @@ class LeaderFollowerProtocolTest {
         assertThat(scheduler.getQueueSize()).isZero();
     }
 
+    /**
+     * Tasks that pass through the wheel into the sorted run keep the queue's order (due time, then
+     * submission for equal times), also when some are cancelled while in the wheel and others
+     * after their bucket moved on, shortly before they are due.
+     */
+    @Test
+    void shouldKeepDueOrderThroughWheelAndRunWithCancellations() {
+        ManualTicker ticker = new ManualTicker();
+        scheduler = LeaderFollowerScheduler.builder().poolSize(1).ticker(ticker).build();
+        java.util.Random random = new java.util.Random(7);
+        int n = 4_000;
+        long[] dues = new long[n];
+        List<ScheduledFuture<?>> futures = new ArrayList<>();
+        List<Integer> ran = Collections.synchronizedList(new ArrayList<>());
+        for (int i = 0; i < n; i++) {
+            long delayMillis = 1_000 + random.nextInt(9_000); // whole milliseconds: many equal due times
+            dues[i] = ticker.read() + MILLISECONDS.toNanos(delayMillis);
+            int id = i;
+            futures.add(scheduler.schedule(() -> ran.add(id), delayMillis, MILLISECONDS));
+        }
+        java.util.Set<Integer> cancelled = new java.util.HashSet<>();
+        for (int i = 0; i < n; i += 6) { // a sixth while still in the wheel
+            assertThat(futures.get(i).cancel(false)).isTrue();
+            cancelled.add(i);
+        }
+        long stepNanos = MILLISECONDS.toNanos(200);
+        for (long elapsed = 0; elapsed <= SECONDS.toNanos(11); elapsed += stepNanos) {
+            ticker.advance(stepNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+            long now = ticker.read();
+            long expected = java.util.stream.IntStream.range(0, n)
+                    .filter(i -> !cancelled.contains(i) && dues[i] <= now)
+                    .count();
+            await().pollDelay(java.time.Duration.ZERO)
+                    .pollInterval(java.time.Duration.ofMillis(1))
+                    .atMost(TestDelays.LONG)
+                    .until(() -> ran.size() == expected);
+            // Another sixth just before they are due: their bucket has moved out of the wheel by now.
+            for (int i = 3; i < n; i += 6) {
+                if (!cancelled.contains(i) && dues[i] > now && dues[i] <= now + stepNanos) {
+                    assertThat(futures.get(i).cancel(false)).isTrue();
+                    cancelled.add(i);
+                }
+            }
+        }
+        List<Integer> expectedOrder = java.util.stream.IntStream.range(0, n)
+                .filter(i -> !cancelled.contains(i))
+                .boxed()
+                .sorted(java.util.Comparator.<Integer>comparingLong(i -> dues[i])
+                        .thenComparingInt(i -> i))
+                .toList();
+        assertThat(ran).containsExactlyElementsOf(expectedOrder);
+        assertThat(cancelled).hasSizeGreaterThan(n / 4);
+        assertThat(scheduler.getQueueSize()).isZero();
+    }
+
+    /**
+     * Due tasks that a worker took out of the heap together, to be claimed one by one, still count
+     * as queued, and shutdownNow returns them, in due order, with the rest.
+     */
+    @Test
+    void shouldCountAndReturnDueTasksTakenTogether() throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        scheduler = LeaderFollowerScheduler.builder().poolSize(1).ticker(ticker).build();
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<ScheduledFuture<?>> futures = new ArrayList<>();
+        futures.add(scheduler.schedule(
+                () -> {
+                    started.countDown();
+                    release.await();
+                    return null;
+                },
+                1,
+                SECONDS));
+        for (int i = 1; i < 100; i++) {
+            futures.add(scheduler.schedule(() -> {}, 1, SECONDS));
+        }
+        ticker.advance(1, SECONDS);
+        assertThat(started.await(TestDelays.LONG.toMillis(), MILLISECONDS)).isTrue();
+        assertThat(scheduler.getQueueSize()).isEqualTo(99);
+        List<Runnable> neverRan = scheduler.shutdownNow();
+        release.countDown();
+        assertThat(neverRan)
+                .containsExactlyElementsOf(futures.subList(1, 100).stream()
+                        .map(Runnable.class::cast)
+                        .toList());
+    }
+
+    /**
+     * Many tasks due at one instant, drained by several workers that claim them from shared
+     * batches: each one runs exactly once, also while another thread cancels some of them.
+     */
+    @Test
+    void shouldRunEveryTaskOfABurstExactlyOnce() throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        scheduler = LeaderFollowerScheduler.builder().poolSize(4).ticker(ticker).build();
+        int n = 20_000;
+        java.util.concurrent.atomic.AtomicIntegerArray runs = new java.util.concurrent.atomic.AtomicIntegerArray(n);
+        List<ScheduledFuture<?>> futures = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int id = i;
+            futures.add(scheduler.schedule(() -> runs.incrementAndGet(id), 1, SECONDS));
+        }
+        boolean[] cancelled = new boolean[n];
+        Thread canceller = new Thread(() -> {
+            for (int i = n - 1; i >= 0; i -= 5) {
+                cancelled[i] = futures.get(i).cancel(false);
+            }
+        });
+        ticker.advance(1, SECONDS);
+        canceller.start();
+        canceller.join(TestDelays.LONG.toMillis());
+        assertThat(canceller.isAlive()).isFalse();
+        await().pollInterval(java.time.Duration.ofMillis(5))
+                .atMost(TestDelays.LONG)
+                .until(() -> futures.stream().allMatch(ScheduledFuture::isDone));
+        for (int i = 0; i < n; i++) {
+            if (cancelled[i]) {
+                assertThat(runs.get(i)).as("runs of cancelled task %d", i).isLessThanOrEqualTo(1);
+            } else {
+                assertThat(runs.get(i)).as("runs of task %d", i).isEqualTo(1);
+            }
+        }
+        await().atMost(TestDelays.LONG).until(() -> scheduler.getQueueSize() == 0);
+    }
+
     /** Ordering stays right when the ticker's reading wraps around past Long.MAX_VALUE. */
     @Test
     void shouldOrderTasksAcrossTickerWrapAround() {

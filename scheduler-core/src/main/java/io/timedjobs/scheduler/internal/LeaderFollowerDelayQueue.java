@@ -6,6 +6,7 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -156,6 +157,33 @@ public final class LeaderFollowerDelayQueue {
     private volatile int wheelCount;
 
     /**
+     * The run: tasks moved out of the wheel, sorted in due order, in {@code run[runHead..runTail)}.
+     * A bucket's tasks are sorted once as they move, and then leave from the front in O(1), where
+     * the heap would have paid a sift on the way in and another on the way out; the buckets move in
+     * order, so appending keeps the run sorted. A cancelled task leaves a null; the slots at runHead
+     * and runTail - 1 are never null unless the run is empty. A task at position {@code p} has heapIndex {@code -2 -
+     * RUN_OFFSET - p}. Guarded by lock.
+     */
+    private ScheduledTask<?>[] run = new ScheduledTask<?>[INITIAL_CAPACITY];
+
+    private int runHead;
+
+    private int runTail;
+
+    /** Number of tasks in the run. Written under lock; volatile so gauges can read it freely. */
+    private volatile int runCount;
+
+    /** Run positions are encoded below wheel indexes in heapIndex: see {@link #run}. */
+    private static final int RUN_OFFSET = 1 << 30;
+
+    /** A run whose array grew beyond this is given a small one when it empties. */
+    private static final int KEPT_RUN_CAPACITY = 1024;
+
+    /** The queue's order, for sorting a bucket. */
+    private static final Comparator<ScheduledTask<?>> DUE_ORDER =
+            (a, b) -> a == b ? 0 : ScheduledTask.isBefore(a, b) ? -1 : 1;
+
+    /**
      * Every task of a bucket numbered up to this one is in the heap; later ones are in the wheel.
      * Only grows. Guarded by lock.
      */
@@ -190,6 +218,45 @@ public final class LeaderFollowerDelayQueue {
      */
     private final ArrayDeque<Waiter> followers = new ArrayDeque<>();
 
+    /** Most tasks one worker moves from the heap into a batch in one go. */
+    private static final int MAX_BATCH = 32;
+
+    /**
+     * Due tasks taken out of the heap in one go, for workers to claim without the lock; null or
+     * used up when there are none. A new batch is made only under the lock, and only when this one
+     * is used up.
+     */
+    private volatile @Nullable Batch ready;
+
+    /**
+     * A run of due tasks in due order, claimed one at a time by advancing {@link #next} with a CAS.
+     * A claimed slot is cleared by its claimer.
+     */
+    static final class Batch {
+        final @Nullable ScheduledTask<?>[] tasks;
+        final int count;
+        volatile int next;
+
+        Batch(ScheduledTask<?>[] tasks, int count) {
+            this.tasks = tasks;
+            this.count = count;
+        }
+
+        int remaining() {
+            return Math.max(0, count - next);
+        }
+
+        static final VarHandle NEXT;
+
+        static {
+            try {
+                NEXT = MethodHandles.lookup().findVarHandle(Batch.class, "next", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
+
     /** Whether take() returns null at once, even with tasks left (shutdownNow). Guarded by lock. */
     private boolean stopped;
 
@@ -197,8 +264,14 @@ public final class LeaderFollowerDelayQueue {
     public static final class Waiter {
         final Thread thread;
 
-        /** Whether it is registered in {@link #followers}. Guarded by the queue's lock. */
-        boolean queued;
+        /**
+         * Whether it is registered in {@link #followers}. Written under the queue's lock; volatile
+         * because a follower reads it right after waking, before it takes the lock back.
+         */
+        volatile boolean queued;
+
+        /** Whether an interrupt was cleared while it slept; only its own thread touches this. */
+        boolean interrupted;
 
         public Waiter(Thread thread) {
             this.thread = thread;
@@ -313,6 +386,10 @@ public final class LeaderFollowerDelayQueue {
                 return;
             }
             removeAt(i);
+        } else if (i <= -2 - RUN_OFFSET) {
+            if (!runRemove(task, -2 - RUN_OFFSET - i)) {
+                return;
+            }
         } else if (i <= -2) {
             if (!wheelRemove(task, -2 - i)) {
                 return;
@@ -375,7 +452,7 @@ public final class LeaderFollowerDelayQueue {
 
     /** Adds a task to the wheel or the heap and wakes whoever must re-plan. Called under lock. */
     private void insert(ScheduledTask<?> task) {
-        boolean wasEmpty = size == 0 && wheelCount == 0;
+        boolean wasEmpty = isEmpty();
         task.sequence = sequencer++;
         long bucket = bucketOf(task.time);
         long attention; // when a worker must look at this task: its due time, or its move time
@@ -446,7 +523,12 @@ public final class LeaderFollowerDelayQueue {
      *     was stopped, or it is shut down and empty
      */
     public @Nullable ScheduledTask<?> take(Waiter me) {
-        boolean interrupted = false;
+        ScheduledTask<?> claimed = claimReady();
+        if (claimed != null) {
+            return claimed;
+        }
+        int helpers = 0;
+        boolean locked = true;
         lock();
         try {
             for (; ; ) {
@@ -454,20 +536,30 @@ public final class LeaderFollowerDelayQueue {
                 if (stopped) {
                     return null;
                 }
+                claimed = claimReady(); // another worker may have published a batch meanwhile
+                if (claimed != null) {
+                    return claimed;
+                }
                 long now = ticker.read();
                 advanceWheel(now);
-                ScheduledTask<?> first = heap[0];
+                ScheduledTask<?> first = first();
                 if (first == null && wheelCount == 0) {
                     if (isShutDown()) {
                         return null;
                     }
-                    interrupted |= sleep(me, false, 0L);
+                    claimed = sleep(me, false, 0L);
+                    if (claimed != null) {
+                        locked = false;
+                        return claimed;
+                    }
                     continue;
                 }
                 long wakeAt;
                 if (first != null) {
                     if (first.time - now <= 0L) {
-                        return poll();
+                        poll(first);
+                        helpers = takeDueBatch(now);
+                        return first;
                     }
                     wakeAt = first.time;
                     first = null; // don't retain a reference while sleeping: it may be cancelled
@@ -481,12 +573,16 @@ public final class LeaderFollowerDelayQueue {
                     wakeAt = moveTime(nextOccupiedBucket());
                 }
                 if (leader != null) {
-                    interrupted |= sleep(me, false, 0L);
+                    claimed = sleep(me, false, 0L);
+                    if (claimed != null) {
+                        locked = false;
+                        return claimed;
+                    }
                 } else {
                     leader = me;
                     leaderWakeAt = wakeAt;
                     try {
-                        interrupted |= sleep(me, timedWaits, Math.max(1L, wakeAt - now));
+                        sleep(me, timedWaits, Math.max(1L, wakeAt - now));
                     } finally {
                         if (leader == me) {
                             leader = null;
@@ -495,22 +591,31 @@ public final class LeaderFollowerDelayQueue {
                 }
             }
         } finally {
-            Waiter successor = null;
-            if (leader == null && (heap[0] != null || wheelCount > 0)) {
-                // Hand leadership on. The successor is woken after the lock is released: woken
-                // before, it would only block on the lock and need a second wake-up.
-                successor = followers.pollLast();
-                if (successor != null) {
-                    successor.queued = false;
+            if (locked) {
+                Waiter successor = null;
+                if (leader == null && !isEmpty()) {
+                    // Hand leadership on. The successor is woken after the lock is released: woken
+                    // before, it would only block on the lock and need a second wake-up.
+                    successor = followers.pollLast();
+                    if (successor != null) {
+                        successor.queued = false;
+                    }
+                } else if (isShutDown() && isEmpty()) {
+                    wakeAll(); // let idle workers see that there is nothing left
                 }
-            } else if (isShutDown() && isEmpty()) {
-                wakeAll(); // let idle workers see that there is nothing left
+                // Sleeping followers help with a batch; they claim from it without the lock, so they
+                // may be woken while it is held.
+                for (Waiter w; helpers > 0 && (w = followers.pollLast()) != null; helpers--) {
+                    w.queued = false;
+                    LockSupport.unpark(w.thread);
+                }
+                unlock();
+                if (successor != null) {
+                    LockSupport.unpark(successor.thread);
+                }
             }
-            unlock();
-            if (successor != null) {
-                LockSupport.unpark(successor.thread);
-            }
-            if (interrupted) {
+            if (me.interrupted) {
+                me.interrupted = false;
                 Thread.currentThread().interrupt();
             }
         }
@@ -518,36 +623,103 @@ public final class LeaderFollowerDelayQueue {
 
     /**
      * Releases the lock, parks, and takes the lock back. A follower registers itself first; a
-     * leader does not (the leader field names it).
+     * leader does not (the leader field names it). A follower woken to help with a batch claims a
+     * task from it without taking the lock back.
      *
-     * @return whether an interrupt was cleared; workers are stopped through the queue's state, so
-     *     an interrupt here is a late cancel(true) aimed at a task this thread ran before, and it
-     *     must not make park() return at once in a loop
+     * <p>An interrupt found here is cleared and noted in the waiter, to be restored when take()
+     * returns: workers are stopped through the queue's state, so an interrupt here is a late
+     * cancel(true) aimed at a task this thread ran before, and it must not make park() return at
+     * once in a loop.
+     *
+     * @return a task claimed from a batch, with the lock not held; or null, with the lock held
      */
-    private boolean sleep(Waiter me, boolean timed, long nanos) {
+    private @Nullable ScheduledTask<?> sleep(Waiter me, boolean timed, long nanos) {
         boolean follower = me != leader;
         if (follower && !me.queued) {
             followers.addLast(me);
             me.queued = true;
         }
-        boolean interrupted = Thread.interrupted();
+        if (Thread.interrupted()) {
+            me.interrupted = true;
+        }
         unlock();
         if (timed) {
             LockSupport.parkNanos(this, nanos);
         } else {
             LockSupport.park(this);
         }
+        if (follower && !me.queued) { // woken by a waker: maybe to help with a batch
+            ScheduledTask<?> claimed = claimReady();
+            if (claimed != null) {
+                return claimed;
+            }
+        }
         lock();
         if (me.queued) { // woken by something other than a waker: deregister, look again
             followers.remove(me);
             me.queued = false;
         }
-        return interrupted;
+        return null;
     }
 
-    private ScheduledTask<?> poll() {
-        ScheduledTask<?> first = heap[0];
-        removeAt(0);
+    /**
+     * Moves further due tasks from the heap into a new batch, after the caller polled the first
+     * one. Called under lock, only when the previous batch is used up.
+     *
+     * @return how many tasks the batch holds
+     */
+    private int takeDueBatch(long now) {
+        ScheduledTask<?> next = first();
+        if (next == null || next.time - now > 0L) {
+            ready = null;
+            return 0;
+        }
+        ScheduledTask<?>[] tasks = new ScheduledTask<?>[MAX_BATCH];
+        int n = 0;
+        do {
+            tasks[n++] = poll(next);
+            next = first();
+        } while (n < MAX_BATCH && next != null && next.time - now <= 0L);
+        ready = new Batch(tasks, n);
+        return n;
+    }
+
+    /** Claims the next task of the current batch, without the lock; null when there is none. */
+    private @Nullable ScheduledTask<?> claimReady() {
+        Batch b = ready;
+        if (b == null) {
+            return null;
+        }
+        for (; ; ) {
+            int i = b.next;
+            if (i >= b.count) {
+                return null;
+            }
+            if (Batch.NEXT.weakCompareAndSet(b, i, i + 1)) {
+                ScheduledTask<?> task = b.tasks[i];
+                b.tasks[i] = null; // the batch must not keep a task alive once it has been claimed
+                return task;
+            }
+        }
+    }
+
+    /** Returns the task due first, from the heap or the run; null when both are empty. Under lock. */
+    private @Nullable ScheduledTask<?> first() {
+        ScheduledTask<?> h = heap[0];
+        ScheduledTask<?> r = runHead < runTail ? run[runHead] : null;
+        if (r == null) {
+            return h;
+        }
+        return h == null || ScheduledTask.isBefore(r, h) ? r : h;
+    }
+
+    /** Removes the task that {@link #first()} returned. Called under lock. */
+    private ScheduledTask<?> poll(ScheduledTask<?> first) {
+        if (first.heapIndex == 0) {
+            removeAt(0);
+        } else {
+            runRemove(first, runHead);
+        }
         return first;
     }
 
@@ -683,8 +855,12 @@ public final class LeaderFollowerDelayQueue {
             flushWheel();
             stopped = true;
             List<ScheduledTask<?>> drained = new ArrayList<>(size);
+            for (ScheduledTask<?> t; (t = claimReady()) != null; ) {
+                drained.add(t); // due before anything in the heap
+            }
+            ready = null;
             while (size > 0) {
-                drained.add(poll());
+                drained.add(poll(heap[0]));
             }
             wakeAll();
             return drained;
@@ -698,7 +874,9 @@ public final class LeaderFollowerDelayQueue {
 
     /** Returns the number of queued tasks, counting those still being handed over. */
     public int size() {
-        return size + wheelCount + (int) (stagedCount.sum() - pendingRemovals.sum());
+        Batch b = ready;
+        int batched = b == null ? 0 : b.remaining();
+        return size + wheelCount + runCount + batched + (int) (stagedCount.sum() - pendingRemovals.sum());
     }
 
     /** Returns how long the most overdue queued task is past its due time, or 0 when none is due. */
@@ -708,7 +886,15 @@ public final class LeaderFollowerDelayQueue {
             drainPending();
             long now = ticker.read();
             advanceWheel(now);
-            ScheduledTask<?> first = heap[0];
+            ScheduledTask<?> first = null;
+            Batch b = ready;
+            if (b != null) { // the unclaimed tasks of a batch are due before anything in the heap
+                int i = b.next;
+                first = i < b.count ? b.tasks[i] : null;
+            }
+            if (first == null) {
+                first = first();
+            }
             return first == null ? 0L : Math.max(0L, now - first.time);
         } finally {
             unlock();
@@ -738,7 +924,7 @@ public final class LeaderFollowerDelayQueue {
     }
 
     private boolean isEmpty() {
-        return size == 0 && wheelCount == 0;
+        return size == 0 && wheelCount == 0 && runCount == 0;
     }
 
     /** Returns the absolute wheel bucket of a ticker time; differences keep it right across wrap-around. */
@@ -798,20 +984,31 @@ public final class LeaderFollowerDelayQueue {
         }
     }
 
-    /** Moves every task of one slot into the heap. */
-    private void flushSlot(int slot) {
+    /**
+     * Moves every task of one slot out of the wheel: sorted onto the end of the run when they all
+     * come after it (the case for buckets moved in order), otherwise into the heap.
+     */
+    private void flushSlot(int slot, boolean toHeap) {
         int n = bucketSize[slot];
         if (n == 0) {
             return;
         }
         ScheduledTask<?>[] tasks = wheel[slot];
-        for (int i = 0; i < n; i++) {
-            ScheduledTask<?> t = tasks[i];
-            tasks[i] = null;
-            heapInsert(t);
-        }
         bucketSize[slot] = 0;
         wheelCount -= n;
+        if (!toHeap) {
+            Arrays.sort(tasks, 0, n, DUE_ORDER);
+            toHeap = runTail > runHead && !ScheduledTask.isBefore(run[runTail - 1], tasks[0]);
+        }
+        if (toHeap) {
+            for (int i = 0; i < n; i++) {
+                ScheduledTask<?> t = tasks[i];
+                tasks[i] = null;
+                heapInsert(t);
+            }
+        } else {
+            appendToRun(tasks, n);
+        }
         emptied(slot, tasks);
     }
 
@@ -828,20 +1025,94 @@ public final class LeaderFollowerDelayQueue {
         }
         if (target - from >= WHEEL_SIZE) {
             for (int slot = 0; slot < WHEEL_SIZE && wheelCount > 0; slot++) {
-                flushSlot(slot);
+                flushSlot(slot, true);
             }
             return;
         }
         for (long b = from + 1; b <= target && wheelCount > 0; b++) {
-            flushSlot((int) b & WHEEL_MASK);
+            flushSlot((int) b & WHEEL_MASK, false);
         }
     }
 
-    /** Moves every task of the wheel into the heap, for shutdown's sweep. */
+    /** Moves every task of the wheel and of the run into the heap, for shutdown's sweeps. */
     private void flushWheel() {
         for (int slot = 0; slot < WHEEL_SIZE && wheelCount > 0; slot++) {
-            flushSlot(slot);
+            flushSlot(slot, true);
         }
+        while (runCount > 0) {
+            ScheduledTask<?> t = run[runHead];
+            runRemove(t, runHead);
+            heapInsert(t);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Run maintenance; all under lock.
+
+    /** Appends n tasks, sorted and all due after the run's last one, and clears them from the array. */
+    private void appendToRun(ScheduledTask<?>[] tasks, int n) {
+        int live = runTail - runHead;
+        if (runTail + n > run.length) {
+            // Compact what is left to the front, into a larger array if need be; tombstones go.
+            ScheduledTask<?>[] old = run;
+            ScheduledTask<?>[] to = live + n <= old.length
+                    ? old
+                    : new ScheduledTask<?>[Math.max(live + n, old.length + (old.length >> 1))];
+            int k = 0;
+            for (int i = runHead; i < runTail; i++) {
+                ScheduledTask<?> t = old[i];
+                old[i] = null;
+                if (t != null) {
+                    to[k] = t;
+                    t.heapIndex = -2 - RUN_OFFSET - k;
+                    k++;
+                }
+            }
+            run = to;
+            runHead = 0;
+            runTail = k;
+        }
+        ScheduledTask<?>[] run = this.run;
+        int k = runTail;
+        for (int i = 0; i < n; i++, k++) {
+            ScheduledTask<?> t = tasks[i];
+            tasks[i] = null;
+            run[k] = t;
+            t.heapIndex = -2 - RUN_OFFSET - k;
+        }
+        runTail = k;
+        runCount += n;
+    }
+
+    /** Removes the task at position i of the run, leaving a gap; false if it is not there. */
+    private boolean runRemove(ScheduledTask<?> task, int i) {
+        if (i < runHead || i >= runTail || run[i] != task) {
+            return false;
+        }
+        run[i] = null;
+        task.heapIndex = -1;
+        int left = --runCount;
+        if (left == 0) {
+            runHead = runTail = 0;
+            if (run.length > KEPT_RUN_CAPACITY) {
+                this.run = new ScheduledTask<?>[INITIAL_CAPACITY];
+            }
+        } else if (i == runHead) {
+            // Keep the head on a task: skip the gaps that cancelled tasks left behind it.
+            int h = i + 1;
+            while (run[h] == null) {
+                h++;
+            }
+            runHead = h;
+        } else if (i == runTail - 1) {
+            // Keep the tail on a task too, for appendToRun's order check.
+            int t = i;
+            while (run[t - 1] == null) {
+                t--;
+            }
+            runTail = t;
+        }
+        return true;
     }
 
     /** Returns the first occupied bucket after flushedBucket. Called only with wheelCount > 0. */
