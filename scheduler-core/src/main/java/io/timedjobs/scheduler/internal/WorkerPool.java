@@ -15,7 +15,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -55,6 +54,10 @@ public final class WorkerPool {
     final MisfirePolicy misfirePolicy;
     final TaskErrorHandler errorHandler;
     private final ExecutionListener listener;
+
+    /** Whether executions are timed: only a listener needs the two ticker reads per task. */
+    private final boolean timed;
+
     private final boolean keepDelayedAfterShutdown;
     private final boolean keepRepeatingAfterShutdown;
     private final boolean keepRepeatingAfterFailure;
@@ -75,7 +78,9 @@ public final class WorkerPool {
     /** Whether the workers were started; they start with the first submission. */
     private volatile boolean started;
 
-    private final AtomicInteger active = new AtomicInteger();
+    /** Workers running a task; striped, since every worker writes it twice per task. */
+    private final LongAdder active = new LongAdder();
+
     private final LongAdder completed = new LongAdder();
     private final LongAdder failed = new LongAdder();
     private final LongAdder rejected = new LongAdder();
@@ -104,6 +109,7 @@ public final class WorkerPool {
         this.misfirePolicy = settings.misfirePolicy();
         this.errorHandler = settings.errorHandler();
         this.listener = settings.listener();
+        this.timed = listener != ExecutionListener.none();
         this.keepDelayedAfterShutdown = settings.executeExistingDelayedTasksAfterShutdown();
         this.keepRepeatingAfterShutdown = settings.continueExistingPeriodicTasksAfterShutdown();
         this.keepRepeatingAfterFailure = settings.keepRepeatingAfterFailure();
@@ -236,8 +242,8 @@ public final class WorkerPool {
             return;
         }
         long due = task.time;
-        long start = ticker.read();
-        active.incrementAndGet();
+        long start = timed ? ticker.read() : 0L;
+        active.increment();
         Outcome outcome;
         try {
             outcome = task.execute();
@@ -247,7 +253,7 @@ public final class WorkerPool {
             count(Outcome.FAILED, due, start);
             throw escaped;
         } finally {
-            active.decrementAndGet();
+            active.decrement();
         }
         if (outcome != null) {
             count(outcome, due, start);
@@ -259,7 +265,9 @@ public final class WorkerPool {
         if (outcome == Outcome.FAILED) {
             failed.increment();
         }
-        listener.onExecution(Math.max(0L, start - due), ticker.read() - start, outcome);
+        if (timed) {
+            listener.onExecution(Math.max(0L, start - due), ticker.read() - start, outcome);
+        }
     }
 
     private void workerExited(Thread worker, boolean abrupt) {
@@ -412,7 +420,7 @@ public final class WorkerPool {
     }
 
     public int activeCount() {
-        return active.get();
+        return (int) active.sum();
     }
 
     public int poolSize() {
@@ -469,7 +477,7 @@ public final class WorkerPool {
             case STOP -> "Stopping";
             default -> "Terminated";
         };
-        return name + "[" + state + ", workers = " + poolSize() + " of " + poolSize + ", active = " + active.get()
+        return name + "[" + state + ", workers = " + poolSize() + " of " + poolSize + ", active = " + active.sum()
                 + ", queued = " + queue.size() + ", completed = " + completed.sum() + "]";
     }
 
