@@ -14,6 +14,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * is the task count divided by the time from that instant until the last task has finished. Each
  * task only counts itself.
  *
+ * <p>Every peer first runs one whole burst off the record ({@code bench.burstWarmups}, default 1), so
+ * that the measured rounds compare compiled code rather than the JIT's progress: without it the first
+ * rounds of every peer run partly interpreted, at a fraction of the later rate.
+ *
  * <p>Wake-ups are the voluntary context switches of the peer's own threads from just before the
  * instant until the drain ends ({@code /proc/self/task}): each is a thread that blocked and was
  * woken. A peer that starts a thread per task ({@code spring-simple}) has threads that are gone
@@ -53,8 +57,15 @@ public final class Burst {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : (Sizes.smoke() ? 1 : 5);
         List<String> peers = Peers.select(args.length > 1 ? args[1] : null, false);
         int tasks = Sizes.size("burst", 100_000);
-        System.out.println("# BURST: " + tasks + " tasks due at one instant, " + WORKERS + " workers, " + rounds
-                + " rounds, JDK " + Runtime.version());
+        int warmups = Integer.getInteger("bench.burstWarmups", Sizes.smoke() ? 0 : 1);
+        System.out.println("# BURST: " + tasks + " tasks due at one instant, " + WORKERS + " workers, " + warmups
+                + " warm-up and " + rounds + " measured rounds, JDK " + Runtime.version());
+        for (int round = 0; round < warmups; round++) {
+            for (String peer : Stats.rotated(peers, round)) {
+                double[] r = burst(peer, tasks);
+                System.out.printf("warm-up %d %-16s %10.0f tasks/s (not counted)%n", round + 1, peer, r[0]);
+            }
+        }
 
         Map<String, List<Double>> rates = new LinkedHashMap<>();
         Map<String, List<Double>> wakeUps = new LinkedHashMap<>();
