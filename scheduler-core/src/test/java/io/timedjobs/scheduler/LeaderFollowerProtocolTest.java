@@ -306,6 +306,86 @@ class LeaderFollowerProtocolTest {
         await().atMost(TestDelays.LONG).until(() -> scheduler.getQueueSize() == 0);
     }
 
+    /**
+     * Tasks due after the sleeping leader's wake-up time may wait on their producers' stripes
+     * without the lock: they count as queued at once, run in due order and never early, and
+     * shutdownNow returns those that never ran.
+     */
+    @Test
+    void shouldRunTasksLeftOnStripesInDueOrder() throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        scheduler = LeaderFollowerScheduler.builder().poolSize(1).ticker(ticker).build(); // one worker: strict order
+        List<long[]> runs = Collections.synchronizedList(new ArrayList<>());
+        scheduler.schedule(() -> runs.add(new long[] {-1, ticker.read()}), 10, SECONDS);
+        await().atMost(TestDelays.LONG).until(() -> scheduler.pool().queue().leader() != null);
+        int producers = 3;
+        int perProducer = 1_000;
+        long start = ticker.read();
+        List<Long> dues = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int p = 0; p < producers; p++) {
+            int seed = p;
+            threads.add(new Thread(() -> {
+                java.util.Random random = new java.util.Random(seed);
+                for (int i = 0; i < perProducer; i++) {
+                    long delay = SECONDS.toNanos(20) + (long) (random.nextDouble() * SECONDS.toNanos(40));
+                    long due = start + delay;
+                    dues.add(due);
+                    scheduler.schedule(
+                            () -> runs.add(new long[] {due, ticker.read()}),
+                            delay,
+                            java.util.concurrent.TimeUnit.NANOSECONDS);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread t : threads) {
+            t.join(TestDelays.LONG.toMillis());
+        }
+        assertThat(scheduler.getQueueSize()).isEqualTo(1 + producers * perProducer);
+        ticker.advance(10, SECONDS);
+        await().atMost(TestDelays.LONG).until(() -> runs.size() == 1);
+        for (int step = 0; step < 51; step++) { // to 61 s: past the last due time
+            ticker.advance(1, SECONDS);
+            long now = ticker.read();
+            long expected = 1 + dues.stream().filter(d -> d <= now).count();
+            await().pollDelay(java.time.Duration.ZERO)
+                    .pollInterval(java.time.Duration.ofMillis(1))
+                    .atMost(TestDelays.LONG)
+                    .until(() -> runs.size() == expected);
+        }
+        assertThat(runs).hasSize(1 + producers * perProducer);
+        long previousDue = Long.MIN_VALUE;
+        for (long[] run : runs) {
+            assertThat(run[1]).as("start of task due at %d", run[0]).isGreaterThanOrEqualTo(run[0]);
+            assertThat(run[0]).isGreaterThanOrEqualTo(previousDue);
+            previousDue = run[0];
+        }
+        assertThat(scheduler.getQueueSize()).isZero();
+    }
+
+    /** Tasks still on their stripes when shutdownNow comes are returned with the rest. */
+    @Test
+    void shouldReturnTasksLeftOnStripesOnShutdownNow() throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        scheduler = LeaderFollowerScheduler.builder().poolSize(2).ticker(ticker).build();
+        scheduler.schedule(() -> {}, 10, SECONDS);
+        await().atMost(TestDelays.LONG).until(() -> scheduler.pool().queue().leader() != null);
+        List<ScheduledFuture<?>> late = new ArrayList<>();
+        Thread producer = new Thread(() -> {
+            for (int i = 0; i < 500; i++) {
+                late.add(scheduler.schedule(() -> {}, 20 + i, SECONDS));
+            }
+        });
+        producer.start();
+        producer.join(TestDelays.LONG.toMillis());
+        assertThat(scheduler.getQueueSize()).isEqualTo(501);
+        List<Runnable> neverRan = scheduler.shutdownNow();
+        assertThat(neverRan)
+                .hasSize(501)
+                .containsAll(late.stream().map(Runnable.class::cast).toList());
+    }
+
     /** Ordering stays right when the ticker's reading wraps around past Long.MAX_VALUE. */
     @Test
     void shouldOrderTasksAcrossTickerWrapAround() {

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -101,30 +100,49 @@ public final class LeaderFollowerDelayQueue {
      */
     private final boolean timedWaits;
 
-    /**
-     * Tasks offered but not yet in the heap, newest first, linked through {@link
-     * ScheduledTask#nextStaged}; or {@link #SHUT_DOWN}. Pushed to without the lock; emptied only
-     * under the lock.
-     */
-    private volatile @Nullable ScheduledTask<?> staged;
-
     /** The heap. Slots at index {@code size} and above are always null. Guarded by lock. */
     private ScheduledTask<?>[] heap = new ScheduledTask<?>[INITIAL_CAPACITY];
 
     /** Number of tasks in the heap. Written under lock; volatile so gauges can read it freely. */
     private volatile int size;
 
-    /** Number of tasks on the staging stack, so that a submitter sees its task counted at once. */
-    private final LongAdder stagedCount = new LongAdder();
+    /**
+     * Where producers and cancellers leave their tasks and removals without the lock: one pair of
+     * stacks per stripe, a stripe chosen by the calling thread, so that two producers on two cores
+     * each write a cache line of their own. Emptied only under the lock. Length a power of two.
+     */
+    private final Stripe[] stripes;
+
+    private final int stripeMask;
 
     /**
-     * Cancelled tasks whose removal waits for the lock holder, newest first. Pushed to without the
-     * lock; emptied only under the lock.
+     * Set by a producer or canceller that pushed something which must not wait (see {@link
+     * #mustDrainNow}) but found the lock held: the holder drains before it lets go for good.
      */
-    private volatile @Nullable Removal removals;
+    private volatile boolean drainRequested;
 
-    /** Number of removals on that stack, so that a canceller sees the queue shrink at once. */
-    private final LongAdder pendingRemovals = new LongAdder();
+    /**
+     * While true, the leader sleeps until {@link #plannedWake} at the latest and drains every
+     * stripe when it wakes: a task whose attention time is not before it may stay on its stripe,
+     * and its producer need not touch the lock. Set by the leader right before it sleeps; cleared
+     * under lock wherever the leader role is given up or taken away.
+     */
+    private volatile boolean planned;
+
+    /** See {@link #planned}. Written before planned is set. */
+    private volatile long plannedWake;
+
+    /** The thread of the leader whose plan is in force, to be nudged by a producer; or null. */
+    private volatile @Nullable Thread plannedBy;
+
+    /**
+     * Depths of a stripe's staging stack at which its producer wakes the leader to move the pile
+     * into the queue, so that it does not grow for as long as the leader's plan lasts.
+     */
+    private static final int NUDGE_DEPTH = 1 << 12;
+
+    /** Whether the stripes are closed: shutdown() has run. Set under lock, never cleared. */
+    private volatile boolean closed;
 
     /** A removal handed over to the lock holder. */
     private static final class Removal {
@@ -133,8 +151,53 @@ public final class LeaderFollowerDelayQueue {
         @Nullable
         Removal next;
 
+        /** Number of removals on the stack from this one down, so that size() needs no counter. */
+        int depth;
+
         Removal(ScheduledTask<?> task) {
             this.task = task;
+        }
+    }
+
+    /** Padding, so that no other object's fields share a cache line with a stripe's heads. */
+    @SuppressWarnings("unused")
+    abstract static class StripePadBefore {
+        long p01, p02, p03, p04, p05, p06, p07, p08;
+    }
+
+    abstract static class StripeHeads extends StripePadBefore {
+        /**
+         * Tasks offered but not yet in the heap, newest first, linked through {@link
+         * ScheduledTask#nextStaged}, each with its depth in the stack in {@link
+         * ScheduledTask#sequence} (a staged task has no sequence yet); or {@link #SHUT_DOWN}.
+         */
+        volatile @Nullable ScheduledTask<?> staged;
+
+        /** Cancelled tasks whose removal waits for the lock holder, newest first. */
+        volatile @Nullable Removal removals;
+    }
+
+    @SuppressWarnings("unused")
+    static final class Stripe extends StripeHeads {
+        long q01, q02, q03, q04, q05, q06, q07, q08;
+
+        /** Number of tasks on the staging stack. */
+        int stagedDepth() {
+            for (; ; ) {
+                ScheduledTask<?> head = staged;
+                if (head == null || head == SHUT_DOWN) {
+                    return 0;
+                }
+                int depth = head.sequence;
+                if (staged == head) { // not drained meanwhile, so depth is still the staging depth
+                    return depth;
+                }
+            }
+        }
+
+        int removalDepth() {
+            Removal head = removals;
+            return head == null ? 0 : head.depth;
         }
     }
 
@@ -283,22 +346,42 @@ public final class LeaderFollowerDelayQueue {
         this.timedWaits = timedWaits;
         this.origin = ticker.read();
         this.flushedBucket = 1L; // the current bucket and the next one go to the heap
+        int n = Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 2 - 1) << 1);
+        this.stripes = new Stripe[Math.min(n, MAX_STRIPES)];
+        for (int i = 0; i < stripes.length; i++) {
+            stripes[i] = new Stripe();
+        }
+        this.stripeMask = stripes.length - 1;
+    }
+
+    /** Most stripes: enough for the producers of a large machine to rarely share one. */
+    private static final int MAX_STRIPES = 64;
+
+    /** Returns the calling thread's stripe: by thread id, so threads started together differ. */
+    private Stripe stripe() {
+        return stripes[(int) Thread.currentThread().getId() & stripeMask];
     }
 
     // ---------------------------------------------------------------------------------------------
     // Producers
 
     /**
-     * Adds a new task unless the queue is shut down. Never blocks on the lock.
+     * Adds a new task unless the queue is shut down. Never blocks on the lock, and most of the time
+     * does not touch it: the task goes onto the calling thread's stripe, and only a task that needs
+     * a worker's attention before the leader wakes anyway is moved into the queue at once.
      *
      * @return false if the queue no longer accepts tasks
      */
     public boolean offer(ScheduledTask<?> task) {
         final ReentrantLock lock = this.lock;
-        if (lock.tryLock()) {
-            // Uncontended: insert directly, after whatever others staged before.
+        long attention = moveTime(bucketOf(task.time));
+        if (mustDrainNow(attention) && !lock.isLocked() && lock.tryLock()) {
+            // Needs attention before the leader's plan ends, and the lock is free: insert it
+            // directly. The stripes may keep what they hold: all of it is due after this task.
             try {
-                drainPending();
+                if (drainRequested) {
+                    drainPending();
+                }
                 if (isShutDown()) {
                     return false;
                 }
@@ -308,22 +391,68 @@ public final class LeaderFollowerDelayQueue {
                 unlock();
             }
         }
+        Stripe stripe = stripe();
+        int depth;
         for (; ; ) {
-            ScheduledTask<?> head = staged;
+            ScheduledTask<?> head = stripe.staged;
             if (head == SHUT_DOWN) {
                 return false;
             }
+            depth = head == null ? 1 : head.sequence + 1;
             task.nextStaged = head;
-            if (STAGED.weakCompareAndSet(this, head, task)) {
+            task.sequence = depth;
+            if (STAGED.weakCompareAndSet(stripe, head, task)) {
                 break;
             }
         }
-        stagedCount.increment();
-        if (lock.tryLock()) {
+        // The push comes first and the look at the plan second: see mustDrainNow.
+        if (mustDrainNow(attention)) {
+            drainNow();
+        } else if (depth % NUDGE_DEPTH == 0) {
+            Thread leaderThread = plannedBy;
+            if (leaderThread != null) {
+                LockSupport.unpark(leaderThread); // let the leader move the pile into the queue
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether a task just pushed onto a stripe must be moved into the queue now, rather than when
+     * the leader next wakes up. It may wait only while a leader sleeps with a plan, and only if it
+     * needs attention no earlier than the plan's wake-up time; attention means its due time, or
+     * for a task bound for the wheel its bucket's move time, which is never later (so the move
+     * time is used for both).
+     *
+     * <p>Why a task left on a stripe is never forgotten: the producer pushes first and reads the
+     * plan after; the leader publishes its plan before it sleeps and, once awake, withdraws the plan
+     * before it drains the stripes. So if the producer saw a plan, the leader's drain after that plan
+     * ends sees the task; and if the plan was withdrawn too early for that, the producer saw no plan.
+     */
+    private boolean mustDrainNow(long attention) {
+        return !planned || attention - plannedWake < 0;
+    }
+
+    /**
+     * Moves what the stripes hold into the queue now: here when the lock is free, else by its
+     * holder, which sees {@link #drainRequested} when it lets go. Reading the lock's state before
+     * trying it spares a failing CAS on the lock's cache line, which two producers would otherwise
+     * pass back and forth.
+     */
+    private void drainNow() {
+        final ReentrantLock lock = this.lock;
+        if (!lock.isLocked() && lock.tryLock()) {
+            drainPending();
+            unlock();
+            return;
+        }
+        drainRequested = true;
+        // Written, then read: either this thread sees the lock free, or the holder, whose release
+        // comes after this read, sees the request (unlock reads it after releasing).
+        if (!lock.isLocked() && lock.tryLock()) {
             drainPending();
             unlock();
         }
-        return true;
     }
 
     /**
@@ -349,97 +478,98 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
-     * Removes a cancelled task from wherever it is queued: O(log n) in the heap, O(1) in the wheel.
-     * Never blocks: when the lock is busy, the removal is handed to the lock holder on a stack of
-     * its own, and the holder performs it before it lets go, as it does for staged tasks.
+     * Removes a cancelled task from wherever it is queued: O(log n) in the heap, O(1) in the wheel
+     * and the run; a task still on a stripe is dropped as the stripe is drained, which happens here
+     * too. Never blocks: when the lock is busy, the removal is left on the caller's stripe for the
+     * lock holder, which performs it before it lets go.
      */
     public void remove(ScheduledTask<?> task) {
         final ReentrantLock lock = this.lock;
-        if (lock.tryLock()) {
+        if (!lock.isLocked() && lock.tryLock()) {
             try {
-                drainPending();
-                removeLocked(task);
+                if (!removeLocked(task)) {
+                    drainPending(); // perhaps still on a stripe: dropped as it is drained
+                }
             } finally {
                 unlock();
             }
             return;
         }
+        Stripe stripe = stripe();
         Removal removal = new Removal(task);
         for (; ; ) {
-            Removal head = removals;
+            Removal head = stripe.removals;
             removal.next = head;
-            if (REMOVALS.weakCompareAndSet(this, head, removal)) {
+            removal.depth = head == null ? 1 : head.depth + 1;
+            if (REMOVALS.weakCompareAndSet(stripe, head, removal)) {
                 break;
             }
         }
-        pendingRemovals.increment();
-        if (lock.tryLock()) {
-            drainPending();
-            unlock();
-        }
+        drainNow();
     }
 
-    private void removeLocked(ScheduledTask<?> task) {
+    /** Removes a task from the heap, the wheel or the run; false if it is in none of them. */
+    private boolean removeLocked(ScheduledTask<?> task) {
         int i = task.heapIndex;
         if (i >= 0) {
             if (i >= size || heap[i] != task) {
-                return;
+                return false;
             }
             removeAt(i);
         } else if (i <= -2 - RUN_OFFSET) {
             if (!runRemove(task, -2 - RUN_OFFSET - i)) {
-                return;
+                return false;
             }
         } else if (i <= -2) {
             if (!wheelRemove(task, -2 - i)) {
-                return;
+                return false;
             }
         } else {
-            return; // taken, never queued, or still staged (then drainStaged drops it)
+            return false; // taken, never queued, or still on a stripe (then drainStaged drops it)
         }
         if (isShutDown() && isEmpty()) {
             wakeAll(); // the last task is gone: idle workers may exit now
         }
+        return true;
     }
 
-    /** Brings the heap up to date with what producers and cancellers handed over. Called under lock. */
+    /** Brings the queue up to date with what producers and cancellers handed over. Called under lock. */
     private void drainPending() {
-        drainStaged(); // first: a task staged and then cancelled is dropped here
-        if (removals != null) {
-            Removal head = (Removal) REMOVALS.getAndSet(this, (Removal) null);
-            int n = 0;
-            for (Removal r = head; r != null; r = r.next) {
-                removeLocked(r.task);
-                n++;
+        drainRequested = false; // before the stripes are read: a later request is seen by unlock
+        for (Stripe stripe : stripes) {
+            drainStaged(stripe); // first: a task staged and then cancelled is dropped here
+        }
+        for (Stripe stripe : stripes) {
+            if (stripe.removals != null) {
+                Removal head = (Removal) REMOVALS.getAndSet(stripe, (Removal) null);
+                for (Removal r = head; r != null; r = r.next) {
+                    removeLocked(r.task);
+                }
             }
-            pendingRemovals.add(-n);
         }
     }
 
-    /** Moves staged tasks into the heap, in the order they were offered. Called under lock. */
-    private void drainStaged() {
+    /** Moves a stripe's staged tasks into the queue, in the order they were offered. Called under lock. */
+    private void drainStaged(Stripe stripe) {
         ScheduledTask<?> head;
         do {
-            head = staged;
+            head = stripe.staged;
             if (head == null || head == SHUT_DOWN) {
                 return;
             }
-        } while (!STAGED.weakCompareAndSet(this, head, (ScheduledTask<?>) null));
+        } while (!STAGED.weakCompareAndSet(stripe, head, (ScheduledTask<?>) null));
         insertChain(head);
     }
 
     /** Inserts a chain of staged tasks, newest first, oldest first. Called under lock. */
     private void insertChain(ScheduledTask<?> newestFirst) {
         ScheduledTask<?> oldestFirst = null;
-        int count = 0;
         for (ScheduledTask<?> t = newestFirst; t != null; ) {
             ScheduledTask<?> next = t.nextStaged;
             t.nextStaged = oldestFirst;
             oldestFirst = t;
             t = next;
-            count++;
         }
-        stagedCount.add(-count);
         for (ScheduledTask<?> t = oldestFirst; t != null; ) {
             ScheduledTask<?> next = t.nextStaged;
             t.nextStaged = null;
@@ -467,7 +597,7 @@ public final class LeaderFollowerDelayQueue {
         if (l != null) {
             if (attention - leaderWakeAt < 0) {
                 // Due before the leader would wake up: it must re-plan.
-                leader = null;
+                dropLeader();
                 LockSupport.unpark(l.thread);
             }
         } else if (wasEmpty) {
@@ -503,9 +633,7 @@ public final class LeaderFollowerDelayQueue {
         final ReentrantLock lock = this.lock;
         for (; ; ) {
             lock.unlock();
-            ScheduledTask<?> head = staged;
-            boolean stagedWaiting = head != null && head != SHUT_DOWN;
-            if (!(stagedWaiting || removals != null) || !lock.tryLock()) {
+            if (!drainRequested || lock.isLocked() || !lock.tryLock()) {
                 return;
             }
             drainPending();
@@ -581,11 +709,14 @@ public final class LeaderFollowerDelayQueue {
                 } else {
                     leader = me;
                     leaderWakeAt = wakeAt;
+                    plannedWake = wakeAt;
+                    plannedBy = me.thread;
+                    planned = true; // after the two above: see planned
                     try {
                         sleep(me, timedWaits, Math.max(1L, wakeAt - now));
                     } finally {
                         if (leader == me) {
-                            leader = null;
+                            dropLeader(); // before the loop drains the stripes: see mustDrainNow
                         }
                     }
                 }
@@ -732,11 +863,22 @@ public final class LeaderFollowerDelayQueue {
         }
     }
 
+    /**
+     * Takes the leader role away or gives it up, and with it the plan that let producers leave
+     * tasks on their stripes. Called under lock; whoever calls it drains the stripes afterwards
+     * (the old leader at the top of its loop, anyone else in unlock, or the leader it wakes).
+     */
+    private void dropLeader() {
+        leader = null;
+        planned = false;
+        plannedBy = null;
+    }
+
     /** Wakes every sleeping worker. Called under lock. */
     private void wakeAll() {
         Waiter l = leader;
         if (l != null) {
-            leader = null;
+            dropLeader();
             LockSupport.unpark(l.thread);
         }
         for (Waiter w; (w = followers.pollLast()) != null; ) {
@@ -751,7 +893,7 @@ public final class LeaderFollowerDelayQueue {
         try {
             Waiter l = leader;
             if (l != null) {
-                leader = null;
+                dropLeader();
                 LockSupport.unpark(l.thread);
             } else if (!isEmpty()) {
                 wakeFollower();
@@ -764,17 +906,20 @@ public final class LeaderFollowerDelayQueue {
     // ---------------------------------------------------------------------------------------------
     // Shutdown
 
-    /** Closes the staging stack and moves what was on it into the heap. Called under lock. */
+    /** Closes every stripe and moves what was on them into the queue. Called under lock. */
     private void closeStaging() {
-        ScheduledTask<?> head;
-        do {
-            head = staged;
-            if (head == SHUT_DOWN) {
-                return;
+        closed = true;
+        for (Stripe stripe : stripes) {
+            ScheduledTask<?> head;
+            do {
+                head = stripe.staged;
+                if (head == SHUT_DOWN) {
+                    break;
+                }
+            } while (!STAGED.weakCompareAndSet(stripe, head, SHUT_DOWN));
+            if (head != null && head != SHUT_DOWN) {
+                insertChain(head);
             }
-        } while (!STAGED.weakCompareAndSet(this, head, SHUT_DOWN));
-        if (head != null) {
-            insertChain(head);
         }
     }
 
@@ -876,7 +1021,11 @@ public final class LeaderFollowerDelayQueue {
     public int size() {
         Batch b = ready;
         int batched = b == null ? 0 : b.remaining();
-        return size + wheelCount + runCount + batched + (int) (stagedCount.sum() - pendingRemovals.sum());
+        int handedOver = 0;
+        for (Stripe stripe : stripes) {
+            handedOver += stripe.stagedDepth() - stripe.removalDepth();
+        }
+        return size + wheelCount + runCount + batched + handedOver;
     }
 
     /** Returns how long the most overdue queued task is past its due time, or 0 when none is due. */
@@ -916,11 +1065,11 @@ public final class LeaderFollowerDelayQueue {
     // Wheel maintenance; all under lock.
 
     /**
-     * Whether shutdown() or stop() has run. The marker on the staging stack is the only record of
-     * it: it is set under the lock and never removed, so under the lock this is stable.
+     * Whether shutdown() or stop() has run: set under the lock, before the stripes are closed, and
+     * never cleared. The SHUT_DOWN marker on each stripe is what rejects a producer.
      */
     private boolean isShutDown() {
-        return staged == SHUT_DOWN;
+        return closed;
     }
 
     private boolean isEmpty() {
@@ -1209,8 +1358,8 @@ public final class LeaderFollowerDelayQueue {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            STAGED = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "staged", ScheduledTask.class);
-            REMOVALS = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "removals", Removal.class);
+            STAGED = lookup.findVarHandle(StripeHeads.class, "staged", ScheduledTask.class);
+            REMOVALS = lookup.findVarHandle(StripeHeads.class, "removals", Removal.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
