@@ -12,6 +12,6 @@ final class ExecutedTask extends ScheduledTask<Void> {
 
     @Override
     void onFailure(Throwable failure) {
-        pool.errorHandler.handleError(failure);
+        pool().errorHandler.handleError(failure);
     }
 }

@@ -88,7 +88,7 @@ public final class LeaderFollowerDelayQueue {
     private static final int KEPT_BUCKET_CAPACITY = 16;
 
     /** Head of the staging stack once the queue is shut down: nothing can be pushed on it. */
-    private static final ScheduledTask<?> SHUT_DOWN = new ScheduledTask<>(null, "shut down", 0L);
+    private static final Chunk CLOSED = new Chunk(null, 0, 0);
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -167,11 +167,10 @@ public final class LeaderFollowerDelayQueue {
 
     abstract static class StripeHeads extends StripePadBefore {
         /**
-         * Tasks offered but not yet in the heap, newest first, linked through {@link
-         * ScheduledTask#nextStaged}, each with its depth in the stack in {@link
-         * ScheduledTask#sequence} (a staged task has no sequence yet); or {@link #SHUT_DOWN}.
+         * Tasks offered but not yet in the queue: the newest of a chain of chunks, each linked to
+         * the older one before it; null when there are none, or {@link #CLOSED}.
          */
-        volatile @Nullable ScheduledTask<?> staged;
+        volatile @Nullable Chunk staged;
 
         /** Cancelled tasks whose removal waits for the lock holder, newest first. */
         volatile @Nullable Removal removals;
@@ -181,23 +180,47 @@ public final class LeaderFollowerDelayQueue {
     static final class Stripe extends StripeHeads {
         long q01, q02, q03, q04, q05, q06, q07, q08;
 
-        /** Number of tasks on the staging stack. */
+        /** Number of tasks on the stripe. */
         int stagedDepth() {
-            for (; ; ) {
-                ScheduledTask<?> head = staged;
-                if (head == null || head == SHUT_DOWN) {
-                    return 0;
-                }
-                int depth = head.sequence;
-                if (staged == head) { // not drained meanwhile, so depth is still the staging depth
-                    return depth;
-                }
-            }
+            Chunk c = staged;
+            return c == null || c == CLOSED ? 0 : c.base + Math.min(c.claimed, c.slots.length);
         }
 
         int removalDepth() {
             Removal head = removals;
             return head == null ? 0 : head.depth;
+        }
+    }
+
+    /**
+     * An array of staged tasks, filled in order: a producer claims a slot by incrementing {@link
+     * #claimed} (beyond the length once full) and then stores its task there. So staging needs no
+     * link in the task. The drainer closes a chunk by setting claimed to its length, and waits for
+     * the stores of the slots claimed before that.
+     */
+    static final class Chunk {
+        /** Capacity of a stripe's first chunk; each further one doubles, up to the largest. */
+        static final int FIRST = 16;
+
+        static final int LARGEST = 1024;
+
+        final @Nullable ScheduledTask<?>[] slots;
+
+        volatile int claimed;
+
+        /** The older chunk before this one in its stripe's chain, or null. */
+        final @Nullable Chunk previous;
+
+        /** Number of tasks in the older chunks of the chain, all of them full. */
+        final int base;
+
+        /** Slots claimed when the drainer closed the chunk; written and read under the lock. */
+        int filledUpTo;
+
+        Chunk(@Nullable Chunk previous, int base, int capacity) {
+            this.previous = previous;
+            this.base = base;
+            this.slots = new ScheduledTask<?>[capacity];
         }
     }
 
@@ -336,6 +359,13 @@ public final class LeaderFollowerDelayQueue {
         /** Whether an interrupt was cleared while it slept; only its own thread touches this. */
         boolean interrupted;
 
+        /**
+         * The task the worker runs, or null; written by the worker, read by a cancel(true) under
+         * the pool's lock once it has seen the task RUNNING.
+         */
+        @Nullable
+        ScheduledTask<?> running;
+
         public Waiter(Thread thread) {
             this.thread = thread;
         }
@@ -377,9 +407,11 @@ public final class LeaderFollowerDelayQueue {
         long attention = moveTime(bucketOf(task.time));
         if (mustDrainNow(attention) && !lock.isLocked() && lock.tryLock()) {
             // Needs attention before the leader's plan ends, and the lock is free: insert it
-            // directly. The stripes may keep what they hold: all of it is due after this task.
+            // directly. While that plan is in force, the stripes may keep their tasks: each was
+            // left there because it needs no attention before the plan ends, so it is due after
+            // this one. Without a plan they go first, for equal due times keep submission order.
             try {
-                if (drainRequested) {
+                if (drainRequested || !planned) {
                     drainPending();
                 }
                 if (isShutDown()) {
@@ -391,19 +423,9 @@ public final class LeaderFollowerDelayQueue {
                 unlock();
             }
         }
-        Stripe stripe = stripe();
-        int depth;
-        for (; ; ) {
-            ScheduledTask<?> head = stripe.staged;
-            if (head == SHUT_DOWN) {
-                return false;
-            }
-            depth = head == null ? 1 : head.sequence + 1;
-            task.nextStaged = head;
-            task.sequence = depth;
-            if (STAGED.weakCompareAndSet(stripe, head, task)) {
-                break;
-            }
+        int depth = stage(stripe(), task);
+        if (depth == 0) {
+            return false;
         }
         // The push comes first and the look at the plan second: see mustDrainNow.
         if (mustDrainNow(attention)) {
@@ -415,6 +437,36 @@ public final class LeaderFollowerDelayQueue {
             }
         }
         return true;
+    }
+
+    /**
+     * Puts a task on a stripe.
+     *
+     * @return the number of tasks the stripe holds with it; 0 if the stripe is closed
+     */
+    private static int stage(Stripe stripe, ScheduledTask<?> task) {
+        for (; ; ) {
+            Chunk c = stripe.staged;
+            if (c == CLOSED) {
+                return 0;
+            }
+            if (c != null) {
+                int i = (int) CLAIMED.getAndAdd(c, 1);
+                if (i < c.slots.length) {
+                    SLOTS.setRelease(c.slots, i, task);
+                    return c.base + i + 1;
+                }
+            }
+            // No chunk yet, or a full one: start the next, with this task in its first slot.
+            Chunk next = c == null
+                    ? new Chunk(null, 0, Chunk.FIRST)
+                    : new Chunk(c, c.base + c.slots.length, Math.min(2 * c.slots.length, Chunk.LARGEST));
+            next.slots[0] = task;
+            next.claimed = 1;
+            if (STAGED.compareAndSet(stripe, c, next)) {
+                return next.base + 1;
+            }
+        }
     }
 
     /**
@@ -551,32 +603,48 @@ public final class LeaderFollowerDelayQueue {
 
     /** Moves a stripe's staged tasks into the queue, in the order they were offered. Called under lock. */
     private void drainStaged(Stripe stripe) {
-        ScheduledTask<?> head;
+        Chunk newest;
         do {
-            head = stripe.staged;
-            if (head == null || head == SHUT_DOWN) {
+            newest = stripe.staged;
+            if (newest == null || newest == CLOSED) {
                 return;
             }
-        } while (!STAGED.weakCompareAndSet(stripe, head, (ScheduledTask<?>) null));
-        insertChain(head);
+        } while (!STAGED.compareAndSet(stripe, newest, null));
+        insertChunks(newest);
     }
 
-    /** Inserts a chain of staged tasks, newest first, oldest first. Called under lock. */
-    private void insertChain(ScheduledTask<?> newestFirst) {
-        ScheduledTask<?> oldestFirst = null;
-        for (ScheduledTask<?> t = newestFirst; t != null; ) {
-            ScheduledTask<?> next = t.nextStaged;
-            t.nextStaged = oldestFirst;
-            oldestFirst = t;
-            t = next;
+    /**
+     * Inserts the tasks of a detached chain of chunks, oldest first. A producer that claimed a slot
+     * of the newest chunk before it was detached may still be storing its task: the chunk is
+     * closed to further claims, and the claimed slots are awaited. Called under lock.
+     */
+    private void insertChunks(Chunk newest) {
+        int count = 0;
+        for (Chunk c = newest; c != null; c = c.previous) {
+            c.filledUpTo = (int) CLAIMED.getAndSet(c, c.slots.length); // older ones are full already
+            count++;
         }
-        for (ScheduledTask<?> t = oldestFirst; t != null; ) {
-            ScheduledTask<?> next = t.nextStaged;
-            t.nextStaged = null;
-            if (t.isNew()) { // cancelled while staged: it never enters the heap
+        Chunk[] oldestFirst = new Chunk[count];
+        for (Chunk c = newest; c != null; c = c.previous) {
+            oldestFirst[--count] = c;
+        }
+        for (Chunk c : oldestFirst) {
+            insertChunk(c);
+        }
+    }
+
+    private void insertChunk(Chunk chunk) {
+        ScheduledTask<?>[] slots = chunk.slots;
+        int filled = Math.min(chunk.filledUpTo, slots.length);
+        for (int i = 0; i < filled; i++) {
+            ScheduledTask<?> t;
+            while ((t = (ScheduledTask<?>) SLOTS.getAcquire(slots, i)) == null) {
+                Thread.onSpinWait(); // claimed, not yet stored: the producer is between two steps
+            }
+            slots[i] = null;
+            if (t.isNew()) { // cancelled while staged: it never enters the queue
                 insert(t);
             }
-            t = next;
         }
     }
 
@@ -910,15 +978,9 @@ public final class LeaderFollowerDelayQueue {
     private void closeStaging() {
         closed = true;
         for (Stripe stripe : stripes) {
-            ScheduledTask<?> head;
-            do {
-                head = stripe.staged;
-                if (head == SHUT_DOWN) {
-                    break;
-                }
-            } while (!STAGED.weakCompareAndSet(stripe, head, SHUT_DOWN));
-            if (head != null && head != SHUT_DOWN) {
-                insertChain(head);
+            Chunk newest = (Chunk) STAGED.getAndSet(stripe, CLOSED);
+            if (newest != null && newest != CLOSED) {
+                insertChunks(newest);
             }
         }
     }
@@ -1066,7 +1128,7 @@ public final class LeaderFollowerDelayQueue {
 
     /**
      * Whether shutdown() or stop() has run: set under the lock, before the stripes are closed, and
-     * never cleared. The SHUT_DOWN marker on each stripe is what rejects a producer.
+     * never cleared. The CLOSED marker on each stripe is what rejects a producer.
      */
     private boolean isShutDown() {
         return closed;
@@ -1354,11 +1416,14 @@ public final class LeaderFollowerDelayQueue {
 
     private static final VarHandle STAGED;
     private static final VarHandle REMOVALS;
+    private static final VarHandle CLAIMED;
+    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(ScheduledTask[].class);
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            STAGED = lookup.findVarHandle(StripeHeads.class, "staged", ScheduledTask.class);
+            STAGED = lookup.findVarHandle(StripeHeads.class, "staged", Chunk.class);
+            CLAIMED = lookup.findVarHandle(Chunk.class, "claimed", int.class);
             REMOVALS = lookup.findVarHandle(StripeHeads.class, "removals", Removal.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);

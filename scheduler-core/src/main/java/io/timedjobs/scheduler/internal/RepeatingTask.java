@@ -10,8 +10,12 @@ import org.jspecify.annotations.Nullable;
  */
 abstract class RepeatingTask extends ScheduledTask<Void> {
 
+    /** The pool, kept here too: repeating tasks use it on every run, and they are few. */
+    final WorkerPool pool;
+
     RepeatingTask(WorkerPool pool, Runnable work, long time) {
         super(pool, work, time);
+        this.pool = pool;
     }
 
     @Override
@@ -21,13 +25,13 @@ abstract class RepeatingTask extends ScheduledTask<Void> {
 
     @Override
     final @Nullable Outcome execute() {
-        if (!mayStart() || !claimRunner()) {
+        if (!mayStart() || !claim()) {
             return null;
         }
         Throwable failure = null;
         try {
             Object w = payload;
-            if (w == null || !isNew()) {
+            if (w == null) {
                 return null;
             }
             started();
@@ -38,7 +42,7 @@ abstract class RepeatingTask extends ScheduledTask<Void> {
             }
             finished();
         } finally {
-            releaseRunner();
+            release();
         }
         if (failure != null) {
             Throwable fatal = pool.handleRepeatingFailure(failure);

@@ -27,17 +27,21 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     /*
      * Life cycle, a small state machine in the style of FutureTask:
      *
-     *   NEW -> COMPLETING -> NORMAL | EXCEPTIONAL     (the work ran)
-     *   NEW -> CANCELLED                              (cancel(false))
-     *   NEW -> INTERRUPTING -> INTERRUPTED            (cancel(true))
+     *   NEW -> RUNNING -> COMPLETING -> NORMAL | EXCEPTIONAL     (the work ran)
+     *   NEW | RUNNING -> CANCELLED                               (cancel(false))
+     *   NEW | RUNNING -> INTERRUPTING -> INTERRUPTED             (cancel(true))
+     *   RUNNING -> NEW                                           (a repeating task, between runs)
      *
-     * A task stays NEW while it waits in the queue and while it runs; a repeating task returns to
-     * the queue still NEW. Whoever moves the state out of NEW owns the completion: it stores the
-     * outcome in place of the work, and wakes the waiters.
+     * RUNNING is NEW with a thread running the work: moving NEW to RUNNING by CAS is what lets one
+     * thread, and only one, run it. Both count as pending. Whoever moves the state out of them
+     * owns the completion: it stores the outcome in place of the work, and wakes the waiters.
      *
-     * Size matters here, since a million pending timeouts are a million of these: the work and the
-     * outcome share one field, the sequence is an int compared with wrap-around, and a Callable or a
-     * Runnable with a preset result is a subclass rather than a field on every task.
+     * Size matters here, since a million pending timeouts are a million of these, 40 bytes each
+     * with compressed references: the work and the outcome share one field; the sequence is an int
+     * compared with wrap-around; the pool and the waiters share one field (the waiters' stack ends
+     * in the pool); there is no runner field (a cancel(true) asks the pool which worker runs the
+     * task); the queue's staging needs no link; and a Callable or a Runnable with a preset result is
+     * a subclass rather than a field on every task.
      */
     static final int NEW = 0;
     static final int COMPLETING = 1;
@@ -46,8 +50,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     static final int CANCELLED = 4;
     static final int INTERRUPTING = 5;
     static final int INTERRUPTED = 6;
-
-    final WorkerPool pool;
+    static final int RUNNING = 8;
 
     /**
      * While NEW: the Runnable or Callable. Once done: the result or the Throwable; null after a
@@ -58,11 +61,11 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
 
     private volatile int state;
 
-    /** The thread running the work, set by CAS from {@code null} so that only one thread runs it. */
-    private volatile @Nullable Thread runner;
-
-    /** Threads blocked in {@code get}, a Treiber stack. */
-    private volatile @Nullable WaitNode waiters;
+    /**
+     * The pool; or, while threads are blocked in {@code get}, a Treiber stack of {@link WaitNode}s
+     * whose last node's {@code next} is the pool. Null only for the queue's own marker task.
+     */
+    private volatile @Nullable Object poolOrWaiters;
 
     /**
      * When the task is due, in ticker nanoseconds. Written before the task enters the queue (by the
@@ -86,15 +89,20 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
      */
     int heapIndex = -1;
 
-    /** The next older task on the queue's staging stack; null once the task reached the heap. */
-    @Nullable
-    ScheduledTask<?> nextStaged;
-
     /** A task whose work is a Runnable, or (for subclasses) a Callable; its result is null. */
-    ScheduledTask(WorkerPool pool, Object work, long time) {
-        this.pool = pool;
+    ScheduledTask(@Nullable WorkerPool pool, Object work, long time) {
+        this.poolOrWaiters = pool;
         this.payload = work;
         this.time = time;
+    }
+
+    /** Returns the pool the task belongs to: at the end of the waiters' stack, if any. */
+    final WorkerPool pool() {
+        Object o = poolOrWaiters;
+        while (o instanceof WaitNode node) {
+            o = node.next;
+        }
+        return (WorkerPool) o;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -108,13 +116,13 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
      */
     @Nullable
     Outcome execute() {
-        if (!claimRunner()) {
+        if (!claim()) {
             return null;
         }
         Outcome result;
         try {
             Object w = payload;
-            if (w == null || state != NEW) {
+            if (w == null) {
                 return null;
             }
             try {
@@ -127,7 +135,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
                 result = Outcome.FAILED;
             }
         } finally {
-            releaseRunner();
+            release();
         }
         return result;
     }
@@ -147,30 +155,41 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         return null;
     }
 
-    final boolean claimRunner() {
-        return state == NEW && RUNNER.compareAndSet(this, null, Thread.currentThread());
+    /** Moves NEW to RUNNING: true for the one thread that may run the work now. */
+    final boolean claim() {
+        return state == NEW && STATE.compareAndSet(this, NEW, RUNNING);
     }
 
-    final void releaseRunner() {
-        runner = null;
-        // A cancel(true) may be about to interrupt us: wait until it has, so that the interrupt
-        // cannot hit whatever this thread runs next (the worker clears it before the next task).
+    /**
+     * Ends a run: a task still RUNNING (a repeating one, or one whose completion lost to nothing)
+     * goes back to NEW. A cancel(true) may be about to interrupt this thread: wait until it has,
+     * so that the interrupt cannot hit whatever the thread runs next (the worker clears it before
+     * the next task).
+     */
+    final void release() {
+        if (state == RUNNING) {
+            STATE.compareAndSet(this, RUNNING, NEW);
+        }
         while (state == INTERRUPTING) {
             Thread.onSpinWait();
         }
     }
 
+    /** Whether the task is neither completed nor cancelled; it may be running. */
     final boolean isNew() {
-        return state == NEW;
+        int s = state;
+        return s == NEW || s == RUNNING;
     }
 
     /** Completes the future with a value ({@code NORMAL}) or a Throwable ({@code EXCEPTIONAL}). */
     final boolean complete(int finalState, @Nullable Object value) {
-        if (STATE.compareAndSet(this, NEW, COMPLETING)) {
-            payload = value;
-            STATE.setRelease(this, finalState);
-            finishCompletion();
-            return true;
+        for (int s; (s = state) == NEW || s == RUNNING; ) {
+            if (STATE.compareAndSet(this, s, COMPLETING)) {
+                payload = value;
+                STATE.setRelease(this, finalState);
+                finishCompletion();
+                return true;
+            }
         }
         return false;
     }
@@ -180,15 +199,19 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
 
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
-        if (!STATE.compareAndSet(this, NEW, mayInterruptIfRunning ? INTERRUPTING : CANCELLED)) {
-            return false;
-        }
+        int s;
+        do {
+            s = state;
+            if (s != NEW && s != RUNNING) {
+                return false;
+            }
+        } while (!STATE.compareAndSet(this, s, mayInterruptIfRunning ? INTERRUPTING : CANCELLED));
+        WorkerPool pool = pool();
         try {
             if (mayInterruptIfRunning) {
                 try {
-                    Thread t = runner;
-                    if (t != null) {
-                        t.interrupt();
+                    if (s == RUNNING) {
+                        pool.interruptWorkerRunning(this);
                     }
                 } finally {
                     STATE.setRelease(this, INTERRUPTED);
@@ -204,18 +227,19 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
 
     @Override
     public boolean isCancelled() {
-        return state >= CANCELLED;
+        int s = state;
+        return s >= CANCELLED && s <= INTERRUPTED;
     }
 
     @Override
     public boolean isDone() {
-        return state != NEW;
+        return !isNew();
     }
 
     @Override
     public V get() throws InterruptedException, ExecutionException {
         int s = state;
-        if (s <= COMPLETING) {
+        if (s <= COMPLETING || s == RUNNING) {
             s = awaitDone(false, 0L);
         }
         return report(s);
@@ -227,7 +251,8 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
             throw new NullPointerException("unit");
         }
         int s = state;
-        if (s <= COMPLETING && (s = awaitDone(true, unit.toNanos(timeout))) <= COMPLETING) {
+        if ((s <= COMPLETING || s == RUNNING)
+                && ((s = awaitDone(true, unit.toNanos(timeout))) <= COMPLETING || s == RUNNING)) {
             throw new TimeoutException("Task not completed within " + timeout + " " + unit);
         }
         return report(s);
@@ -251,7 +276,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         boolean queued = false;
         for (; ; ) {
             int s = state;
-            if (s > COMPLETING) {
+            if (s > COMPLETING && s != RUNNING) {
                 if (node != null) {
                     node.thread = null;
                 }
@@ -267,7 +292,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
                 }
                 node = new WaitNode();
             } else if (!queued) {
-                WaitNode head = waiters;
+                Object head = poolOrWaiters;
                 node.next = head;
                 queued = WAITERS.weakCompareAndSet(this, head, node);
             } else if (timed) {
@@ -292,8 +317,8 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         restart:
         for (; ; ) {
             WaitNode pred = null;
-            for (WaitNode q = waiters; q != null; ) {
-                WaitNode next = q.next;
+            for (Object o = poolOrWaiters; o instanceof WaitNode q; ) {
+                Object next = q.next;
                 if (q.thread != null) {
                     pred = q;
                 } else if (pred != null) {
@@ -304,24 +329,27 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
                 } else if (!WAITERS.compareAndSet(this, q, next)) {
                     continue restart;
                 }
-                q = next;
+                o = next;
             }
             return;
         }
     }
 
+    /** Empties the waiters' stack, leaving the pool in its place, and wakes every waiter. */
     private void finishCompletion() {
-        for (WaitNode q; (q = waiters) != null; ) {
-            if (WAITERS.weakCompareAndSet(this, q, null)) {
-                while (q != null) {
-                    Thread t = q.thread;
+        for (Object o; (o = poolOrWaiters) instanceof WaitNode first; ) {
+            Object pool = first.next;
+            while (pool instanceof WaitNode node) {
+                pool = node.next;
+            }
+            if (WAITERS.weakCompareAndSet(this, first, pool)) {
+                // The nodes keep their links: a concurrent pool() may still be walking them.
+                for (Object q = first; q instanceof WaitNode node; q = node.next) {
+                    Thread t = node.thread;
                     if (t != null) {
-                        q.thread = null;
+                        node.thread = null;
                         LockSupport.unpark(t);
                     }
-                    WaitNode next = q.next;
-                    q.next = null;
-                    q = next;
                 }
                 break;
             }
@@ -338,7 +366,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
 
     @Override
     public long getDelay(TimeUnit unit) {
-        return unit.convert(time - pool.ticker.read(), TimeUnit.NANOSECONDS);
+        return unit.convert(time - pool().ticker.read(), TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -365,12 +393,13 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     public String toString() {
         String status = switch (state) {
             case NEW -> "pending";
+            case RUNNING -> "running";
             case NORMAL -> "completed normally";
             case EXCEPTIONAL -> "completed exceptionally";
             case COMPLETING -> "completing";
             default -> "cancelled";
         };
-        Object w = state == NEW ? payload : null;
+        Object w = isNew() ? payload : null;
         return getClass().getSimpleName() + "[" + status + (w != null ? ", task = " + w : "") + "]";
     }
 
@@ -403,21 +432,20 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         }
     }
 
+    /** A thread blocked in get; next is the node below it, or the pool at the bottom. */
     static final class WaitNode {
         volatile @Nullable Thread thread = Thread.currentThread();
-        volatile @Nullable WaitNode next;
+        volatile @Nullable Object next;
     }
 
     private static final VarHandle STATE;
-    private static final VarHandle RUNNER;
     private static final VarHandle WAITERS;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             STATE = lookup.findVarHandle(ScheduledTask.class, "state", int.class);
-            RUNNER = lookup.findVarHandle(ScheduledTask.class, "runner", Thread.class);
-            WAITERS = lookup.findVarHandle(ScheduledTask.class, "waiters", WaitNode.class);
+            WAITERS = lookup.findVarHandle(ScheduledTask.class, "poolOrWaiters", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

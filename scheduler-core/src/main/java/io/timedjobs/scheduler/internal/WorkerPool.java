@@ -73,6 +73,9 @@ public final class WorkerPool {
     /** Live workers. Guarded by mainLock. */
     private final HashSet<Thread> workers = new HashSet<>();
 
+    /** The queue's view of each live worker, which also says what it runs. Guarded by mainLock. */
+    private final HashSet<LeaderFollowerDelayQueue.Waiter> waiters = new HashSet<>();
+
     private volatile int runState = RUNNING;
 
     /** Whether the workers were started; they start with the first submission. */
@@ -215,17 +218,48 @@ public final class WorkerPool {
     private void runWorker() {
         boolean abrupt = true;
         LeaderFollowerDelayQueue.Waiter me = new LeaderFollowerDelayQueue.Waiter(Thread.currentThread());
+        mainLock.lock();
+        try {
+            waiters.add(me);
+        } finally {
+            mainLock.unlock();
+        }
         try {
             for (; ; ) {
                 ScheduledTask<?> task = queue.take(me);
                 if (task == null) {
                     break;
                 }
-                runTask(task);
+                // Published by the task's own move to RUNNING, which a cancel(true) reads first.
+                me.running = task;
+                try {
+                    runTask(task);
+                } finally {
+                    me.running = null;
+                }
             }
             abrupt = false;
         } finally {
-            workerExited(Thread.currentThread(), abrupt);
+            workerExited(me, abrupt);
+        }
+    }
+
+    /**
+     * Interrupts the worker running a task, for its cancel(true). The worker waits in the task's
+     * release() until the cancel is over, so the interrupt cannot reach its next task. A task run
+     * by a thread outside the pool, through its own run(), is not interrupted.
+     */
+    void interruptWorkerRunning(ScheduledTask<?> task) {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            for (LeaderFollowerDelayQueue.Waiter w : waiters) {
+                if (w.running == task) {
+                    w.thread.interrupt();
+                }
+            }
+        } finally {
+            mainLock.unlock();
         }
     }
 
@@ -270,11 +304,12 @@ public final class WorkerPool {
         }
     }
 
-    private void workerExited(Thread worker, boolean abrupt) {
+    private void workerExited(LeaderFollowerDelayQueue.Waiter worker, boolean abrupt) {
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
-            workers.remove(worker);
+            waiters.remove(worker);
+            workers.remove(worker.thread);
             if (abrupt && runState < STOP && (runState == RUNNING || queue.size() > 0)) {
                 addWorker();
             }
