@@ -1208,7 +1208,7 @@ public final class LeaderFollowerDelayQueue {
         bucketSize[slot] = 0;
         wheelCount -= n;
         if (!toHeap) {
-            Arrays.sort(tasks, 0, n, DUE_ORDER);
+            sortBucket(tasks, n);
             toHeap = runTail > runHead && !ScheduledTask.isBefore(run[runTail - 1], tasks[0]);
         }
         if (toHeap) {
@@ -1221,6 +1221,37 @@ public final class LeaderFollowerDelayQueue {
             appendToRun(tasks, n);
         }
         emptied(slot, tasks);
+    }
+
+    /**
+     * Sorts a bucket's tasks into the queue's order. Each task is read once, to make a key of its
+     * offset in the bucket (under 2^28 ns) and its index; the keys are sorted as plain longs, and
+     * only tasks with the very same time are compared again, by sequence. A comparator sort would
+     * read two tasks per comparison, scattered in memory, for n log n comparisons while the lock is
+     * held and due tasks wait.
+     */
+    private void sortBucket(ScheduledTask<?>[] tasks, int n) {
+        long start = origin + (bucketOf(tasks[0].time) << WHEEL_SHIFT);
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = ((tasks[i].time - start) << 32) | i;
+        }
+        Arrays.sort(keys);
+        ScheduledTask<?>[] sorted = new ScheduledTask<?>[n];
+        for (int j = 0; j < n; j++) {
+            sorted[j] = tasks[(int) keys[j]];
+        }
+        for (int from = 0; from < n; ) {
+            int to = from + 1;
+            while (to < n && keys[to] >>> 32 == keys[from] >>> 32) {
+                to++;
+            }
+            if (to - from > 1) {
+                Arrays.sort(sorted, from, to, DUE_ORDER); // equal times: first in, first out
+            }
+            from = to;
+        }
+        System.arraycopy(sorted, 0, tasks, 0, n);
     }
 
     /** Moves the buckets that are about to come due into the heap. */
