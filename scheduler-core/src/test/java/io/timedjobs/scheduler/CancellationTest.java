@@ -77,6 +77,47 @@ class CancellationTest {
                 new WeakReference<>(recurringFuture));
     }
 
+    /**
+     * Tasks that are still waiting to be handed over to the queue (due after the sleeping leader's
+     * next wake-up) leave at once too, whether the thread that scheduled them cancels them or
+     * another one does, and nothing keeps them.
+     */
+    @Test
+    void shouldReleaseTasksCancelledBeforeTheyReachedTheQueue() throws Exception {
+        scheduler.schedule(() -> {}, 1, HOURS);
+        await().atMost(TestDelays.LONG).until(() -> scheduler.pool().queue().leader() != null);
+        List<ScheduledFuture<?>> others = new ArrayList<>();
+        java.util.concurrent.FutureTask<List<WeakReference<Object>>> producer =
+                new java.util.concurrent.FutureTask<>(() -> scheduleAndCancelFar(others));
+        new Thread(producer).start();
+        List<WeakReference<Object>> refs = producer.get(TestDelays.LONG.toMillis(), MILLISECONDS);
+        assertThat(scheduler.getQueueSize()).isEqualTo(1 + others.size());
+        others.forEach(f -> assertThat(f.cancel(false)).isTrue()); // from another thread
+        assertThat(scheduler.getQueueSize()).isEqualTo(1);
+        others.clear();
+        await().atMost(TestDelays.LONG).untilAsserted(() -> {
+            System.gc();
+            assertThat(refs).allMatch(ref -> ref.get() == null, "cleared");
+        });
+    }
+
+    /** Schedules 200 tasks two hours out; cancels every other one here and keeps the rest. */
+    private List<WeakReference<Object>> scheduleAndCancelFar(List<ScheduledFuture<?>> kept) {
+        List<WeakReference<Object>> refs = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            ScheduledFuture<?> future =
+                    scheduler.schedule(new Payload(), 2 * 60 + i, java.util.concurrent.TimeUnit.MINUTES);
+            if (i % 2 == 0) {
+                assertThat(future.cancel(false)).isTrue();
+                assertThat(scheduler.getQueueSize()).isEqualTo(1 + kept.size());
+            } else {
+                kept.add(future);
+            }
+            refs.add(new WeakReference<>(future));
+        }
+        return refs;
+    }
+
     /** A completed task drops its Runnable even while the caller keeps the future. */
     @Test
     void shouldReleaseRunnableOfCompletedTask() throws Exception {

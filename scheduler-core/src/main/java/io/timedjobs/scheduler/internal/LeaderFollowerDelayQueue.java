@@ -90,6 +90,9 @@ public final class LeaderFollowerDelayQueue {
     /** Head of the staging stack once the queue is shut down: nothing can be pushed on it. */
     private static final Chunk CLOSED = new Chunk(null, 0, 0);
 
+    /** What a cancelled task leaves in its stripe's slot, so that the slot no longer holds it. */
+    private static final ScheduledTask<?> CANCELLED_SLOT = new ScheduledTask<>(null, "cancelled", 0L);
+
     private final ReentrantLock lock = new ReentrantLock();
 
     private final Ticker ticker;
@@ -136,10 +139,12 @@ public final class LeaderFollowerDelayQueue {
     private volatile @Nullable Thread plannedBy;
 
     /**
-     * Depths of a stripe's staging stack at which its producer wakes the leader to move the pile
-     * into the queue, so that it does not grow for as long as the leader's plan lasts.
+     * Depths of a stripe at which its producer wakes the leader to move the pile into the queue,
+     * so that it does not grow for as long as the leader's plan lasts. Large enough that timeouts
+     * cancelled soon after they were set are mostly cancelled on the stripe, without the lock;
+     * small enough that one drain holds the lock for a millisecond or two at most.
      */
-    private static final int NUDGE_DEPTH = 1 << 12;
+    private static final int NUDGE_DEPTH = 1 << 14;
 
     /** Whether the stripes are closed: shutdown() has run. Set under lock, never cleared. */
     private volatile boolean closed;
@@ -180,10 +185,17 @@ public final class LeaderFollowerDelayQueue {
     static final class Stripe extends StripeHeads {
         long q01, q02, q03, q04, q05, q06, q07, q08;
 
-        /** Number of tasks on the stripe. */
+        /** Number of tasks on the stripe, less those cancelled there. */
         int stagedDepth() {
-            Chunk c = staged;
-            return c == null || c == CLOSED ? 0 : c.base + Math.min(c.claimed, c.slots.length);
+            Chunk newest = staged;
+            if (newest == null || newest == CLOSED) {
+                return 0;
+            }
+            int depth = newest.base + Math.min(newest.claimed, newest.slots.length);
+            for (Chunk c = newest; c != null; c = c.previous) {
+                depth -= c.cancelled;
+            }
+            return depth;
         }
 
         int removalDepth() {
@@ -207,6 +219,9 @@ public final class LeaderFollowerDelayQueue {
         final @Nullable ScheduledTask<?>[] slots;
 
         volatile int claimed;
+
+        /** Slots whose task was cancelled while staged, left holding {@link #CANCELLED_SLOT}. */
+        volatile int cancelled;
 
         /** The older chunk before this one in its stripe's chain, or null. */
         final @Nullable Chunk previous;
@@ -260,7 +275,14 @@ public final class LeaderFollowerDelayQueue {
     private volatile int runCount;
 
     /** Run positions are encoded below wheel indexes in heapIndex: see {@link #run}. */
-    private static final int RUN_OFFSET = 1 << 30;
+    private static final int RUN_OFFSET = 1 << 29;
+
+    /**
+     * A task on a stripe has heapIndex {@code -2 - STAGED_OFFSET - p} for its position p in the
+     * stripe's chain of chunks, which is what lets its cancel find it there without the lock. Wheel
+     * indexes and run positions stay below RUN_OFFSET, staged positions below STAGED_OFFSET.
+     */
+    private static final int STAGED_OFFSET = 1 << 30;
 
     /** A run whose array grew beyond this is given a small one when it empties. */
     private static final int KEPT_RUN_CAPACITY = 1024;
@@ -453,6 +475,7 @@ public final class LeaderFollowerDelayQueue {
             if (c != null) {
                 int i = (int) CLAIMED.getAndAdd(c, 1);
                 if (i < c.slots.length) {
+                    task.heapIndex = stagedIndex(c.base + i);
                     SLOTS.setRelease(c.slots, i, task);
                     return c.base + i + 1;
                 }
@@ -461,12 +484,43 @@ public final class LeaderFollowerDelayQueue {
             Chunk next = c == null
                     ? new Chunk(null, 0, Chunk.FIRST)
                     : new Chunk(c, c.base + c.slots.length, Math.min(2 * c.slots.length, Chunk.LARGEST));
+            task.heapIndex = stagedIndex(next.base);
             next.slots[0] = task;
             next.claimed = 1;
             if (STAGED.compareAndSet(stripe, c, next)) {
                 return next.base + 1;
             }
         }
+    }
+
+    /** Returns the heapIndex of a task at a position on a stripe; -1 when too deep to encode. */
+    private static int stagedIndex(int position) {
+        return position < Integer.MAX_VALUE - 1 - STAGED_OFFSET ? -2 - STAGED_OFFSET - position : -1;
+    }
+
+    /**
+     * Takes a cancelled task off the calling thread's stripe, without the lock: its slot is
+     * swapped for {@link #CANCELLED_SLOT}, so nothing keeps the task. The slot is found by the
+     * position the task records. This is the common case for timeouts cancelled soon after they
+     * were set, which then never touch the lock at all.
+     *
+     * @return false if the task is not in that stripe's slot (another stripe's, drained already,
+     *     or taken by a drain right now): then the caller removes it under the lock
+     */
+    private boolean unstage(ScheduledTask<?> task, int position) {
+        Chunk c = stripe().staged;
+        while (c != null && c != CLOSED && position < c.base) {
+            c = c.previous;
+        }
+        if (c == null || c == CLOSED) {
+            return false;
+        }
+        int i = position - c.base;
+        if (i < c.slots.length && SLOTS.compareAndSet(c.slots, i, task, CANCELLED_SLOT)) {
+            CANCELLED.getAndAdd(c, 1);
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -536,6 +590,10 @@ public final class LeaderFollowerDelayQueue {
      * lock holder, which performs it before it lets go.
      */
     public void remove(ScheduledTask<?> task) {
+        int h = task.heapIndex;
+        if (h <= -2 - STAGED_OFFSET && unstage(task, -2 - STAGED_OFFSET - h)) {
+            return;
+        }
         final ReentrantLock lock = this.lock;
         if (!lock.isLocked() && lock.tryLock()) {
             try {
@@ -568,6 +626,8 @@ public final class LeaderFollowerDelayQueue {
                 return false;
             }
             removeAt(i);
+        } else if (i <= -2 - STAGED_OFFSET) {
+            return false; // still on a stripe: drainStaged drops it
         } else if (i <= -2 - RUN_OFFSET) {
             if (!runRemove(task, -2 - RUN_OFFSET - i)) {
                 return false;
@@ -638,10 +698,15 @@ public final class LeaderFollowerDelayQueue {
         int filled = Math.min(chunk.filledUpTo, slots.length);
         for (int i = 0; i < filled; i++) {
             ScheduledTask<?> t;
-            while ((t = (ScheduledTask<?>) SLOTS.getAcquire(slots, i)) == null) {
+            // Taken with a swap, so that a cancel racing for the slot either wins it or finds it
+            // empty and removes the task from wherever this drain puts it.
+            while ((t = (ScheduledTask<?>) SLOTS.getAndSet(slots, i, null)) == null) {
                 Thread.onSpinWait(); // claimed, not yet stored: the producer is between two steps
             }
-            slots[i] = null;
+            if (t == CANCELLED_SLOT) {
+                continue;
+            }
+            t.heapIndex = -1;
             if (t.isNew()) { // cancelled while staged: it never enters the queue
                 insert(t);
             }
@@ -654,7 +719,9 @@ public final class LeaderFollowerDelayQueue {
         task.sequence = sequencer++;
         long bucket = bucketOf(task.time);
         long attention; // when a worker must look at this task: its due time, or its move time
-        if (bucket <= flushedBucket || bucket - flushedBucket >= WHEEL_SIZE) {
+        if (bucket <= flushedBucket
+                || bucket - flushedBucket >= WHEEL_SIZE
+                || bucketSize[(int) bucket & WHEEL_MASK] >= RUN_OFFSET - 1) {
             heapInsert(task);
             attention = task.time;
         } else {
@@ -1207,6 +1274,7 @@ public final class LeaderFollowerDelayQueue {
         ScheduledTask<?>[] tasks = wheel[slot];
         bucketSize[slot] = 0;
         wheelCount -= n;
+        toHeap |= runCount + n >= RUN_OFFSET - 1; // run positions must stay encodable
         if (!toHeap) {
             sortBucket(tasks, n);
             toHeap = runTail > runHead && !ScheduledTask.isBefore(run[runTail - 1], tasks[0]);
@@ -1448,6 +1516,7 @@ public final class LeaderFollowerDelayQueue {
     private static final VarHandle STAGED;
     private static final VarHandle REMOVALS;
     private static final VarHandle CLAIMED;
+    private static final VarHandle CANCELLED;
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(ScheduledTask[].class);
 
     static {
@@ -1455,6 +1524,7 @@ public final class LeaderFollowerDelayQueue {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             STAGED = lookup.findVarHandle(StripeHeads.class, "staged", Chunk.class);
             CLAIMED = lookup.findVarHandle(Chunk.class, "claimed", int.class);
+            CANCELLED = lookup.findVarHandle(Chunk.class, "cancelled", int.class);
             REMOVALS = lookup.findVarHandle(StripeHeads.class, "removals", Removal.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);

@@ -83,9 +83,11 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     int sequence;
 
     /**
-     * Where the task is queued: its index in the heap (0 or more), or {@code -2 - i} for index
-     * {@code i} in its wheel bucket, or -1 when it is in neither (staged, taken, or never queued).
-     * Guarded by the queue lock.
+     * Where the task is queued: its index in the heap (0 or more); or, encoded below -1, its index
+     * in its wheel bucket, its position in the queue's sorted run, or its position on a producer's
+     * stripe (see LeaderFollowerDelayQueue's RUN_OFFSET and STAGED_OFFSET); or -1 when it is in
+     * none of them (taken, or never queued). Written under the queue lock, except by the producer
+     * that stages the task, before anyone else can see it.
      */
     int heapIndex = -1;
 
