@@ -476,7 +476,10 @@ public final class LeaderFollowerDelayQueue {
                 int i = (int) CLAIMED.getAndAdd(c, 1);
                 if (i < c.slots.length) {
                     task.heapIndex = stagedIndex(c.base + i);
-                    SLOTS.setRelease(c.slots, i, task);
+                    // A release store, written as fence and plain store: the array VarHandle's
+                    // setRelease checks the element type on every call.
+                    VarHandle.releaseFence();
+                    c.slots[i] = task;
                     return c.base + i + 1;
                 }
             }
