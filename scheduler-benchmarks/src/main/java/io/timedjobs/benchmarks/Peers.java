@@ -4,6 +4,7 @@ import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ForkJoinPool;
@@ -24,6 +25,9 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * <table>
  *   <tr><th>name</th><th>what</th></tr>
  *   <tr><td>{@code lf}</td><td>our engine, {@link LeaderFollowerScheduler}</td></tr>
+ *   <tr><td>{@code lf-instant}</td><td>our engine, called the way an {@code Instant}-taking API is: the
+ *       caller builds the start {@code Instant} from the clock, the scheduler reads the clock again
+ *       to turn it into a delay. A control for the Spring adapter; only when named</td></tr>
  *   <tr><td>{@code lf-spring}</td><td>our Spring adapter, {@code LeaderFollowerTaskScheduler}, when on the class path</td></tr>
  *   <tr><td>{@code stpe}</td><td>the JDK's {@link ScheduledThreadPoolExecutor}, remove-on-cancel off (its default)</td></tr>
  *   <tr><td>{@code stpe-roc}</td><td>the same with remove-on-cancel on</td></tr>
@@ -43,6 +47,7 @@ public final class Peers {
     public static final String LF = "lf";
 
     public static final String LF_SPRING = "lf-spring";
+    public static final String LF_INSTANT = "lf-instant";
     public static final String STPE = "stpe";
     public static final String STPE_ROC = "stpe-roc";
     public static final String SPRING_TPTS = "spring-tpts";
@@ -85,6 +90,7 @@ public final class Peers {
      */
     public static List<String> select(String list, boolean withFineWheel) {
         List<String> all = available(true);
+        all.add(LF_INSTANT);
         if (list == null || list.isBlank() || list.equals("all")) {
             return available(withFineWheel);
         }
@@ -129,6 +135,24 @@ public final class Peers {
                                 .build());
             case LF_SPRING:
                 return new Spring(name, prefix, SpringAdapterFactory.create(workers, prefix), null);
+            case LF_INSTANT: {
+                LeaderFollowerScheduler engine = LeaderFollowerScheduler.builder()
+                        .poolSize(workers)
+                        .threadNamePrefix(prefix)
+                        .daemon(true)
+                        .build();
+                Clock clock = Clock.systemDefaultZone();
+                return new Executor(name, prefix, engine) {
+                    @Override
+                    public Object schedule(Runnable task, long delayNanos) {
+                        Instant start = clock.instant().plusNanos(delayNanos); // as for the Spring peers
+                        Instant now = clock.instant();
+                        long delay = (start.getEpochSecond() - now.getEpochSecond()) * 1_000_000_000L
+                                + (start.getNano() - now.getNano());
+                        return engine.schedule(task, delay, TimeUnit.NANOSECONDS);
+                    }
+                };
+            }
             case STPE:
             case STPE_ROC: {
                 ScheduledThreadPoolExecutor stpe = new ScheduledThreadPoolExecutor(workers, named(prefix));
@@ -179,6 +203,8 @@ public final class Peers {
                 return "lf";
             case LF_SPRING:
                 return "lfs";
+            case LF_INSTANT:
+                return "lfi";
             case STPE:
                 return "stpe";
             case STPE_ROC:
