@@ -14,10 +14,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The queue every worker of one scheduler takes its tasks from: a min-heap ordered by due time,
- * consumed with the leader-follower protocol.
+ * with a coarse timing wheel and a sorted run in front of it, consumed with the leader-follower
+ * protocol.
  *
- * <p>This class is thread-safe. The heap and the waiters are guarded by one lock; new tasks reach
- * the heap through a lock-free staging stack.
+ * <p>This class is thread-safe. The heap, the wheel, the run and the waiters are guarded by one
+ * lock; producers hand new tasks over on lock-free stripes, and usually do not touch the lock.
  */
 public final class LeaderFollowerDelayQueue {
 
@@ -41,37 +42,49 @@ public final class LeaderFollowerDelayQueue {
      *    their own Waiter rather than on a Condition, so that every release of the lock goes
      *    through unlock() below, and so that a wake-up targets exactly one chosen thread.
      *
-     * 3. Staging. Submitting threads do not queue up on the lock. offer() inserts directly when
-     *    the lock is free; when it is not, it pushes the task onto a Treiber stack (one CAS) and
-     *    then only tries the lock again: whoever holds the lock drains the
-     *    stack into the heap before letting go, and unlock() looks at the stack again after
-     *    releasing, taking the lock back if something arrived meanwhile. So a staged task is always
-     *    drained by a thread that holds or is about to hold the lock, and two producers never park
-     *    on each other: one inserts both tasks while the other goes on. The stack is reversed when
-     *    drained, which keeps submission order for equal due times. Cancellation works the same
-     *    way: a canceller that finds the lock busy pushes a small removal record on a second stack
-     *    and goes on; the holder removes the task before it lets go.
+     * 3. Stripes and the plan. Submitting threads do not queue up on the lock, and most of the
+     *    time do not touch it. Each thread hands its tasks over on its stripe (chosen by thread id,
+     *    padded to a cache line of its own): a chain of chunks whose slots it claims with one atomic
+     *    increment. A leader about to sleep publishes its plan, the time it will wake up; a task
+     *    that needs no attention before then stays on the stripe, and the leader moves every stripe
+     *    into the queue when it wakes (see mustDrainNow for why nothing is missed). A task needed
+     *    sooner, or offered while no plan is in force, is inserted at once: directly when the lock
+     *    is free, else by the holder, which sees drainRequested when it lets go (unlock() checks
+     *    after releasing). Chunks keep submission order. A stripe that grows deep wakes the leader
+     *    to move it, and a worker's take() drains every stripe too.
      *
-     * 4. New heads. A drained task that lands at the head is due before the leader's wake-up time.
-     *    The drainer then unparks the leader (or, with no leader, one follower) so that it sleeps
-     *    again for the new head. A task that lands anywhere else wakes nobody.
+     * 4. Cancellation. A task cancelled while still on the caller's stripe leaves its slot with a
+     *    CAS, without the lock. Otherwise the canceller removes it under the lock, or, finding the
+     *    lock busy, leaves a removal record on its stripe for the holder, which performs it before
+     *    it lets go. Either way nothing keeps the task once cancel() has returned.
      *
-     * 5. The wheel. Tasks due more than a bucket or so ahead (timeouts, mostly, which are often
+     * 5. New heads. A task inserted ahead of the leader's wake-up time unparks the leader (or,
+     *    with no leader, one follower) so that it sleeps again for the new head. A task that lands
+     *    anywhere else wakes nobody.
+     *
+     * 6. The wheel. Tasks due more than a bucket or so ahead (timeouts, mostly, which are often
      *    cancelled before they come due) do not enter the heap at first. They go into a coarse
      *    timing wheel: an array of buckets, each holding the tasks due within one span of 2^28 ns
      *    (about 268 ms), 16384 buckets covering about 73 minutes. Adding one is an append to its
      *    bucket and cancelling one a swap with the bucket's last element, both O(1) and without
-     *    touching the heap's cache lines. When a bucket is about to come due (one bucket ahead of
-     *    "now"), every task in it moves into the heap, whose order then decides. The leader's
-     *    wake-up time is the earlier of the head's due time and the next bucket's move time.
-     *    Tasks beyond the wheel's reach go straight to the heap. Order is unaffected: sequence
-     *    numbers are given as tasks enter the queue, not as they enter the heap.
+     *    touching the heap's cache lines. Tasks beyond the wheel's reach go straight to the heap.
+     *    Order is unaffected: sequence numbers are given as tasks enter the queue.
      *
-     * 6. Shutdown. shutdown() replaces the staging stack with a SHUT_DOWN marker in one CAS. Tasks
-     *    pushed before the marker were accepted and are moved to the heap with it; a push that
-     *    finds the marker fails, and the submitter rejects the task. So "accept" and "shut down"
-     *    are atomic to each other without producers ever taking the lock. take() returns null once
-     *    the queue is shut down and empty, which is how workers learn to exit.
+     * 7. The run. When a bucket is about to come due (one bucket ahead of "now"), its tasks are
+     *    sorted once and appended to the run, a sorted array consumed from the front in O(1); the
+     *    buckets move in time order, so the run stays sorted. The head of the queue is the earlier
+     *    of the heap's and the run's. The leader's wake-up time is the earlier of that head's due
+     *    time and the next bucket's move time.
+     *
+     * 8. Batches. A worker that finds the head due takes up to MAX_BATCH due tasks at once into a
+     *    batch that every worker claims from with a CAS instead of the lock, and wakes sleeping
+     *    followers to help; so a burst of due tasks costs one lock acquisition per batch.
+     *
+     * 9. Shutdown. shutdown() closes every stripe with a CLOSED marker, moving what was on it into
+     *    the queue. A claim made before the marker was accepted; a producer that finds the marker
+     *    rejects its task. So "accept" and "shut down" are atomic to each other without producers
+     *    taking the lock. take() returns null once the queue is shut down and empty, which is how
+     *    workers learn to exit.
      */
 
     private static final int INITIAL_CAPACITY = 16;
@@ -87,7 +100,7 @@ public final class LeaderFollowerDelayQueue {
     /** Buckets whose arrays grew beyond this are freed when emptied, so a burst leaves no waste. */
     private static final int KEPT_BUCKET_CAPACITY = 16;
 
-    /** Head of the staging stack once the queue is shut down: nothing can be pushed on it. */
+    /** A stripe's chain once the queue is shut down: nothing can be staged on it. */
     private static final Chunk CLOSED = new Chunk(null, 0, 0);
 
     /** What a cancelled task leaves in its stripe's slot, so that the slot no longer holds it. */
@@ -123,6 +136,12 @@ public final class LeaderFollowerDelayQueue {
      * #mustDrainNow}) but found the lock held: the holder drains before it lets go for good.
      */
     private volatile boolean drainRequested;
+
+    /**
+     * Set by a canceller that left a removal on its stripe because the lock was held: the holder
+     * performs the removals before it lets go for good, without draining the stripes' tasks.
+     */
+    private volatile boolean removalsRequested;
 
     /**
      * While true, the leader sleeps until {@link #plannedWake} at the latest and drains every
@@ -600,8 +619,8 @@ public final class LeaderFollowerDelayQueue {
         final ReentrantLock lock = this.lock;
         if (!lock.isLocked() && lock.tryLock()) {
             try {
-                if (!removeLocked(task)) {
-                    drainPending(); // perhaps still on a stripe: dropped as it is drained
+                if (!removeLocked(task) && isStaged(task)) {
+                    drainPending(); // on another thread's stripe: dropped as it is drained
                 }
             } finally {
                 unlock();
@@ -618,7 +637,22 @@ public final class LeaderFollowerDelayQueue {
                 break;
             }
         }
-        drainNow();
+        if (!lock.isLocked() && lock.tryLock()) {
+            drainRemovals();
+            unlock();
+            return;
+        }
+        removalsRequested = true;
+        // Written, then read: as in drainNow, either this thread or the holder sees the other.
+        if (!lock.isLocked() && lock.tryLock()) {
+            drainRemovals();
+            unlock();
+        }
+    }
+
+    /** Whether a task is still on a stripe. Called under lock, where drains cannot be under way. */
+    private static boolean isStaged(ScheduledTask<?> task) {
+        return task.heapIndex <= -2 - STAGED_OFFSET;
     }
 
     /** Removes a task from the heap, the wheel or the run; false if it is in none of them. */
@@ -651,6 +685,7 @@ public final class LeaderFollowerDelayQueue {
     /** Brings the queue up to date with what producers and cancellers handed over. Called under lock. */
     private void drainPending() {
         drainRequested = false; // before the stripes are read: a later request is seen by unlock
+        removalsRequested = false;
         for (Stripe stripe : stripes) {
             drainStaged(stripe); // first: a task staged and then cancelled is dropped here
         }
@@ -661,6 +696,29 @@ public final class LeaderFollowerDelayQueue {
                     removeLocked(r.task);
                 }
             }
+        }
+    }
+
+    /**
+     * Performs the removals cancellers left, and drains the stripes only if one of the tasks is
+     * still on one: moving the stripes' live tasks into the queue here would only send their own
+     * cancels, soon after, to the lock. Called under lock.
+     */
+    private void drainRemovals() {
+        removalsRequested = false; // before the removals are read: a later request is seen by unlock
+        boolean staged = false;
+        for (Stripe stripe : stripes) {
+            if (stripe.removals != null) {
+                Removal head = (Removal) REMOVALS.getAndSet(stripe, (Removal) null);
+                for (Removal r = head; r != null; r = r.next) {
+                    if (!removeLocked(r.task) && isStaged(r.task)) {
+                        staged = true;
+                    }
+                }
+            }
+        }
+        if (staged) {
+            drainPending();
         }
     }
 
@@ -771,10 +829,15 @@ public final class LeaderFollowerDelayQueue {
         final ReentrantLock lock = this.lock;
         for (; ; ) {
             lock.unlock();
-            if (!drainRequested || lock.isLocked() || !lock.tryLock()) {
+            boolean drain = drainRequested;
+            if (!(drain || removalsRequested) || lock.isLocked() || !lock.tryLock()) {
                 return;
             }
-            drainPending();
+            if (drain) {
+                drainPending();
+            } else {
+                drainRemovals();
+            }
         }
     }
 
@@ -1149,15 +1212,24 @@ public final class LeaderFollowerDelayQueue {
     // ---------------------------------------------------------------------------------------------
     // Figures
 
-    /** Returns the number of queued tasks, counting those still being handed over. */
+    /**
+     * Returns the number of queued tasks, counting those still being handed over and not those
+     * whose removal is pending. Read under the lock, so that no drain or bucket move is half done:
+     * a submitter sees its task counted at once, and a canceller sees it gone.
+     */
     public int size() {
-        Batch b = ready;
-        int batched = b == null ? 0 : b.remaining();
-        int handedOver = 0;
-        for (Stripe stripe : stripes) {
-            handedOver += stripe.stagedDepth() - stripe.removalDepth();
+        lock();
+        try {
+            Batch b = ready;
+            int batched = b == null ? 0 : b.remaining();
+            int handedOver = 0;
+            for (Stripe stripe : stripes) {
+                handedOver += stripe.stagedDepth() - stripe.removalDepth();
+            }
+            return size + wheelCount + runCount + batched + handedOver;
+        } finally {
+            unlock();
         }
-        return size + wheelCount + runCount + batched + handedOver;
     }
 
     /** Returns how long the most overdue queued task is past its due time, or 0 when none is due. */

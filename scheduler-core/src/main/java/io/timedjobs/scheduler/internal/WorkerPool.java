@@ -331,8 +331,8 @@ public final class WorkerPool {
     // Callbacks from tasks
 
     void onCancel(ScheduledTask<?> task) {
-        // Always through the queue, never by the task's index: the task may be on its way from the
-        // staging stack into the heap right now, and only the lock holder knows where it is.
+        // Always through the queue, never by the task's index: the task may be on its way from a
+        // stripe into the queue right now, and only the queue knows how to find it safely.
         queue.remove(task);
     }
 
