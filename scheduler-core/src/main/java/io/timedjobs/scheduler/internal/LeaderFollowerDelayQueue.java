@@ -123,9 +123,10 @@ public final class LeaderFollowerDelayQueue {
     private volatile int size;
 
     /**
-     * Where producers and cancellers leave their tasks and removals without the lock: one pair of
-     * stacks per stripe, a stripe chosen by the calling thread, so that two producers on two cores
-     * each write a cache line of their own. Emptied only under the lock. Length a power of two.
+     * Where producers and cancellers leave their tasks and removals without the lock: a chain of
+     * chunks and a removal stack per stripe, a stripe chosen by the calling thread, so that two
+     * producers on two cores each write a cache line of their own. Emptied only under the lock.
+     * Length a power of two.
      */
     private final Stripe[] stripes;
 
@@ -821,9 +822,9 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
-     * Releases the lock, then takes it back to drain the staging and removal stacks if a producer
-     * or a canceller pushed while it was held (that thread's tryLock failed, so it counts on the
-     * holder). Every release of the lock goes through here.
+     * Releases the lock, then takes it back if a producer or a canceller asked for a drain while
+     * it was held ({@link #drainRequested}, {@link #removalsRequested}: that thread found the lock
+     * busy, so it counts on the holder). Every release of the lock goes through here.
      */
     private void unlock() {
         final ReentrantLock lock = this.lock;

@@ -163,8 +163,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     }
 
     /**
-     * Ends a run: a task still RUNNING (a repeating one, or one whose completion lost to nothing)
-     * goes back to NEW. A cancel(true) may be about to interrupt this thread: wait until it has,
+     * Ends a run: a task still RUNNING (a repeating one, between its runs) goes back to NEW. A cancel(true) may be about to interrupt this thread: wait until it has,
      * so that the interrupt cannot hit whatever the thread runs next (the worker clears it before
      * the next task).
      */
