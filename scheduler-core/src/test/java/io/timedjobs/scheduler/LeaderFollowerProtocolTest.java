@@ -166,17 +166,9 @@ class LeaderFollowerProtocolTest {
                 due++;
             }
             int expected = due;
-            await().pollDelay(java.time.Duration.ZERO)
-                    .pollInterval(java.time.Duration.ofMillis(1))
-                    .atMost(TestDelays.LONG)
-                    .until(() -> runs.size() == expected);
+            awaitSize(runs, expected);
         }
-        long previousDue = Long.MIN_VALUE;
-        for (long[] run : runs) {
-            assertThat(run[1]).as("start of task due at %d", run[0]).isGreaterThanOrEqualTo(run[0]);
-            assertThat(run[0]).isGreaterThanOrEqualTo(previousDue);
-            previousDue = run[0];
-        }
+        assertRanInDueOrderNeverEarly(runs);
         assertThat(scheduler.getQueueSize()).isZero();
     }
 
@@ -212,10 +204,7 @@ class LeaderFollowerProtocolTest {
             long expected = java.util.stream.IntStream.range(0, n)
                     .filter(i -> !cancelled.contains(i) && dues[i] <= now)
                     .count();
-            await().pollDelay(java.time.Duration.ZERO)
-                    .pollInterval(java.time.Duration.ofMillis(1))
-                    .atMost(TestDelays.LONG)
-                    .until(() -> ran.size() == expected);
+            awaitSize(ran, expected);
             // Another sixth just before they are due: their bucket has moved out of the wheel by now.
             for (int i = 3; i < n; i += 6) {
                 if (!cancelled.contains(i) && dues[i] > now && dues[i] <= now + stepNanos) {
@@ -349,18 +338,10 @@ class LeaderFollowerProtocolTest {
             ticker.advance(1, SECONDS);
             long now = ticker.read();
             long expected = 1 + dues.stream().filter(d -> d <= now).count();
-            await().pollDelay(java.time.Duration.ZERO)
-                    .pollInterval(java.time.Duration.ofMillis(1))
-                    .atMost(TestDelays.LONG)
-                    .until(() -> runs.size() == expected);
+            awaitSize(runs, expected);
         }
         assertThat(runs).hasSize(1 + producers * perProducer);
-        long previousDue = Long.MIN_VALUE;
-        for (long[] run : runs) {
-            assertThat(run[1]).as("start of task due at %d", run[0]).isGreaterThanOrEqualTo(run[0]);
-            assertThat(run[0]).isGreaterThanOrEqualTo(previousDue);
-            previousDue = run[0];
-        }
+        assertRanInDueOrderNeverEarly(runs);
         assertThat(scheduler.getQueueSize()).isZero();
     }
 
@@ -384,6 +365,24 @@ class LeaderFollowerProtocolTest {
         assertThat(neverRan)
                 .hasSize(501)
                 .containsAll(late.stream().map(Runnable.class::cast).toList());
+    }
+
+    /** Waits, polling closely, until a list of runs has the expected size. */
+    private static void awaitSize(List<?> list, long expected) {
+        await().pollDelay(java.time.Duration.ZERO)
+                .pollInterval(java.time.Duration.ofMillis(1))
+                .atMost(TestDelays.LONG)
+                .until(() -> list.size() == expected);
+    }
+
+    /** Asserts that runs, each {due, start}, started in due order and never before their due time. */
+    private static void assertRanInDueOrderNeverEarly(List<long[]> runs) {
+        long previousDue = Long.MIN_VALUE;
+        for (long[] run : runs) {
+            assertThat(run[1]).as("start of task due at %d", run[0]).isGreaterThanOrEqualTo(run[0]);
+            assertThat(run[0]).isGreaterThanOrEqualTo(previousDue);
+            previousDue = run[0];
+        }
     }
 
     /** Ordering stays right when the ticker's reading wraps around past Long.MAX_VALUE. */

@@ -119,8 +119,8 @@ public final class LeaderFollowerDelayQueue {
     /** The heap. Slots at index {@code size} and above are always null. Guarded by lock. */
     private ScheduledTask<?>[] heap = new ScheduledTask<?>[INITIAL_CAPACITY];
 
-    /** Number of tasks in the heap. Written under lock; volatile so gauges can read it freely. */
-    private volatile int size;
+    /** Number of tasks in the heap. Guarded by lock: size() reads it under the lock too. */
+    private int size;
 
     /**
      * Where producers and cancellers leave their tasks and removals without the lock: a chain of
@@ -274,8 +274,8 @@ public final class LeaderFollowerDelayQueue {
     /** One bit per slot, set while the slot holds tasks: finds the next bucket in a few reads. */
     private final long[] occupied = new long[WHEEL_SIZE / 64];
 
-    /** Number of tasks in the wheel. Written under lock; volatile so gauges can read it freely. */
-    private volatile int wheelCount;
+    /** Number of tasks in the wheel. Guarded by lock. */
+    private int wheelCount;
 
     /**
      * The run: tasks moved out of the wheel, sorted in due order, in {@code run[runHead..runTail)}.
@@ -291,8 +291,8 @@ public final class LeaderFollowerDelayQueue {
 
     private int runTail;
 
-    /** Number of tasks in the run. Written under lock; volatile so gauges can read it freely. */
-    private volatile int runCount;
+    /** Number of tasks in the run. Guarded by lock. */
+    private int runCount;
 
     /** Run positions are encoded below wheel indexes in heapIndex: see {@link #run}. */
     private static final int RUN_OFFSET = 1 << 29;
@@ -471,7 +471,7 @@ public final class LeaderFollowerDelayQueue {
         }
         // The push comes first and the look at the plan second: see mustDrainNow.
         if (mustDrainNow(attention)) {
-            drainNow();
+            drainNow(false);
         } else if (depth % NUDGE_DEPTH == 0) {
             Thread leaderThread = plannedBy;
             if (leaderThread != null) {
@@ -563,25 +563,38 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
-     * Moves what the stripes hold into the queue now: here when the lock is free, else by its
-     * holder, which sees {@link #drainRequested} when it lets go. Reading the lock's state before
-     * trying it spares a failing CAS on the lock's cache line, which two producers would otherwise
-     * pass back and forth.
+     * Has what the stripes hold moved into the queue now (or, with {@code removalsOnly}, only the
+     * removals performed): here when the lock is free, else by its holder, which sees {@link
+     * #drainRequested} or {@link #removalsRequested} when it lets go. Reading the lock's state
+     * before trying it spares a failing CAS on the lock's cache line, which two producers would
+     * otherwise pass back and forth.
      */
-    private void drainNow() {
-        final ReentrantLock lock = this.lock;
-        if (!lock.isLocked() && lock.tryLock()) {
-            drainPending();
-            unlock();
+    private void drainNow(boolean removalsOnly) {
+        if (tryDrain(removalsOnly)) {
             return;
         }
-        drainRequested = true;
+        if (removalsOnly) {
+            removalsRequested = true;
+        } else {
+            drainRequested = true;
+        }
         // Written, then read: either this thread sees the lock free, or the holder, whose release
         // comes after this read, sees the request (unlock reads it after releasing).
-        if (!lock.isLocked() && lock.tryLock()) {
-            drainPending();
-            unlock();
+        tryDrain(removalsOnly);
+    }
+
+    private boolean tryDrain(boolean removalsOnly) {
+        final ReentrantLock lock = this.lock;
+        if (lock.isLocked() || !lock.tryLock()) {
+            return false;
         }
+        if (removalsOnly) {
+            drainRemovals();
+        } else {
+            drainPending();
+        }
+        unlock();
+        return true;
     }
 
     /**
@@ -615,7 +628,7 @@ public final class LeaderFollowerDelayQueue {
     public void remove(ScheduledTask<?> task) {
         int h = task.heapIndex;
         if (h <= -2 - STAGED_OFFSET && unstage(task, -2 - STAGED_OFFSET - h)) {
-            return;
+            return; // the position is read once: a drain may change heapIndex at any moment
         }
         final ReentrantLock lock = this.lock;
         if (!lock.isLocked() && lock.tryLock()) {
@@ -638,20 +651,13 @@ public final class LeaderFollowerDelayQueue {
                 break;
             }
         }
-        if (!lock.isLocked() && lock.tryLock()) {
-            drainRemovals();
-            unlock();
-            return;
-        }
-        removalsRequested = true;
-        // Written, then read: as in drainNow, either this thread or the holder sees the other.
-        if (!lock.isLocked() && lock.tryLock()) {
-            drainRemovals();
-            unlock();
-        }
+        drainNow(true);
     }
 
-    /** Whether a task is still on a stripe. Called under lock, where drains cannot be under way. */
+    /**
+     * Whether a task is still on a stripe. Exact under lock, where no drain can be under way;
+     * without it, only a hint to be confirmed (see {@link #unstage}).
+     */
     private static boolean isStaged(ScheduledTask<?> task) {
         return task.heapIndex <= -2 - STAGED_OFFSET;
     }
@@ -685,8 +691,14 @@ public final class LeaderFollowerDelayQueue {
 
     /** Brings the queue up to date with what producers and cancellers handed over. Called under lock. */
     private void drainPending() {
-        drainRequested = false; // before the stripes are read: a later request is seen by unlock
-        removalsRequested = false;
+        // Cleared before the stripes are read, so that a later request is seen by unlock; written
+        // only when set, for this runs on every take().
+        if (drainRequested) {
+            drainRequested = false;
+        }
+        if (removalsRequested) {
+            removalsRequested = false;
+        }
         for (Stripe stripe : stripes) {
             drainStaged(stripe); // first: a task staged and then cancelled is dropped here
         }
@@ -706,7 +718,9 @@ public final class LeaderFollowerDelayQueue {
      * cancels, soon after, to the lock. Called under lock.
      */
     private void drainRemovals() {
-        removalsRequested = false; // before the removals are read: a later request is seen by unlock
+        if (removalsRequested) {
+            removalsRequested = false; // before the removals are read: a later request is seen by unlock
+        }
         boolean staged = false;
         for (Stripe stripe : stripes) {
             if (stripe.removals != null) {
@@ -1586,7 +1600,7 @@ public final class LeaderFollowerDelayQueue {
 
     @Override
     public String toString() {
-        return "LeaderFollowerDelayQueue[size = " + size + "]";
+        return "LeaderFollowerDelayQueue[size = " + size() + "]";
     }
 
     private static final VarHandle STAGED;
