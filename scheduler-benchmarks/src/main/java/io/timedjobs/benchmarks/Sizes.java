@@ -5,19 +5,19 @@ package io.timedjobs.benchmarks;
  * hundredth so that a build can run all of them in well under a minute; each size can also be set on
  * its own ({@code -Dbench.prefill=...}).
  */
-final class Sizes {
+public final class Sizes {
 
     private Sizes() {}
 
-    static boolean smoke() {
+    public static boolean smoke() {
         return Boolean.getBoolean("bench.smoke");
     }
 
-    static int size(String key, int full) {
+    public static int size(String key, int full) {
         return Integer.getInteger("bench." + key, smoke() ? Math.max(1, full / 100) : full);
     }
 
-    static long millis(String key, long full) {
+    public static long millis(String key, long full) {
         return Long.getLong("bench." + key + "Ms", smoke() ? Math.max(1L, full / 100) : full);
     }
 }

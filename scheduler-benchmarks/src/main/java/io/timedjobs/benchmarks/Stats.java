@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.Locale;
 
 /** Medians, ranges and percentiles, and the formatting every scenario prints them with. */
-final class Stats {
+public final class Stats {
 
     private Stats() {}
 
-    static double median(List<Double> values) {
+    public static double median(List<Double> values) {
         if (values.isEmpty()) {
             return Double.NaN;
         }
@@ -29,7 +29,7 @@ final class Stats {
     }
 
     /** The value below which {@code fraction} of the sorted samples lie (nearest rank). */
-    static long percentile(long[] sorted, double fraction) {
+    public static long percentile(long[] sorted, double fraction) {
         if (sorted.length == 0) {
             return 0L;
         }
@@ -38,7 +38,7 @@ final class Stats {
     }
 
     /** {@code median [min-max]} of the samples, scaled and with the given number of decimals. */
-    static String range(List<Double> values, double scale, int decimals) {
+    public static String range(List<Double> values, double scale, int decimals) {
         if (values.isEmpty()) {
             return "n/a";
         }

@@ -1,0 +1,186 @@
+package io.timedjobs.benchmarks.cluster;
+
+import io.timedjobs.benchmarks.Sizes;
+import io.timedjobs.benchmarks.Stats;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+
+/**
+ * CLUSTER-DRAIN and CLUSTER-SPREAD: durable schedulers with {@value #INSTANCES} instances each on one
+ * embedded PostgreSQL, side by side in one run.
+ *
+ * <ul>
+ *   <li>DRAIN: {@code bench.clusterTasks} (50k) tasks all due at one instant, scheduled just before
+ *       it. Executions per second from the due instant to the last start, and from the first start
+ *       to the last (the drain alone, without the wait for a poll).
+ *   <li>SPREAD: the same number of tasks due uniformly over {@code bench.clusterSpreadMs} (60 s).
+ *       Lateness (first start minus due) at p50, p99 and max, and early starts.
+ * </ul>
+ *
+ * <p>Both report database commits per execution (from {@code pg_stat_database}, the scheduling
+ * included), duplicates (executions beyond the first) and lost tasks. Peers run one after the
+ * other in each round, rotated; each gets fresh tables and fresh pools.
+ *
+ * <pre>
+ * java -cp scheduler-benchmarks/target/benchmarks.jar io.timedjobs.benchmarks.cluster.ClusterBench [rounds] [drain|spread|both]
+ * </pre>
+ */
+public final class ClusterBench {
+
+    static final int INSTANCES = 4;
+    static final int POOL_SIZE = 12;
+
+    private ClusterBench() {}
+
+    public static void main(String[] args) throws Exception {
+        compare(args);
+        System.exit(0); // peers' stray threads must not keep the run alive
+    }
+
+    /** Runs the scenarios and prints the table; {@code args} as for {@link #main}. */
+    public static void compare(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : (Sizes.smoke() ? 1 : 3);
+        String which = args.length > 1 ? args[1] : "both";
+        List<String> scenarios = which.equals("both") ? List.of("drain", "spread") : List.of(which);
+        int tasks = Sizes.size("clusterTasks", 50_000);
+        long spreadMillis = Sizes.millis("clusterSpread", 60_000);
+        List<Supplier<ClusterPeer>> peers = peers();
+        System.out.printf(
+                "# CLUSTER %s: %d tasks, %d instances, spread over %d ms, %d rounds, JDK %s%n",
+                scenarios, tasks, INSTANCES, spreadMillis, rounds, Runtime.version());
+
+        Map<String, Map<String, List<double[]>>> results = new LinkedHashMap<>();
+        try (BenchDatabase database = new BenchDatabase()) {
+            for (int round = 0; round < rounds; round++) {
+                for (String scenario : scenarios) {
+                    for (int p = 0; p < peers.size(); p++) {
+                        ClusterPeer peer = peers.get((p + round) % peers.size()).get();
+                        double[] r = run(database, peer, scenario, tasks, spreadMillis);
+                        results.computeIfAbsent(scenario, k -> new LinkedHashMap<>())
+                                .computeIfAbsent(peer.name(), k -> new ArrayList<>())
+                                .add(r);
+                        System.out.printf(
+                                Locale.ROOT, "round %d %-6s %-28s %s%n", round + 1, scenario, peer.name(), format(r));
+                    }
+                }
+            }
+        }
+        System.out.println();
+        System.out.println(
+                "| scenario | peer | exec/s from due | exec/s first to last | lateness p50 ms | p99 ms | max ms | early | commits/exec | duplicates | lost |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+        for (var scenario : results.entrySet()) {
+            for (var peer : scenario.getValue().entrySet()) {
+                StringBuilder row = new StringBuilder("| " + scenario.getKey() + " | " + peer.getKey() + " |");
+                for (int column = 0; column < 9; column++) {
+                    List<Double> values = new ArrayList<>();
+                    for (double[] r : peer.getValue()) {
+                        values.add(r[column]);
+                    }
+                    row.append(' ')
+                            .append(medianRange(values, column < 2 ? 0 : column < 5 ? 2 : column == 6 ? 1 : 0))
+                            .append(" |");
+                }
+                System.out.println(row);
+            }
+        }
+    }
+
+    /** The peers of every run: db-scheduler at its default polling (not in a smoke run) and at 100 ms. */
+    static List<Supplier<ClusterPeer>> peers() {
+        List<Supplier<ClusterPeer>> peers = new ArrayList<>();
+        if (!Sizes.smoke()) {
+            peers.add(() -> new DbSchedulerPeer(Duration.ofSeconds(10)));
+        }
+        peers.add(() -> new DbSchedulerPeer(Duration.ofMillis(100)));
+        return peers;
+    }
+
+    /**
+     * One scenario on one peer. Returns {rate from due, rate first to last, p50 ms, p99 ms, max ms,
+     * early starts, commits per execution, duplicates, lost}.
+     */
+    static double[] run(BenchDatabase database, ClusterPeer peer, String scenario, int tasks, long spreadMillis)
+            throws Exception {
+        boolean drain = scenario.equals("drain");
+        Instant[] due = new Instant[tasks];
+        Executions executions = new Executions(due);
+        List<DataSource> pools = new ArrayList<>();
+        for (int i = 0; i < INSTANCES; i++) {
+            pools.add(database.pool("instance-" + i, POOL_SIZE));
+        }
+        long commitsBefore = database.commits();
+        try {
+            peer.start(pools, executions);
+            // Far enough ahead that scheduling is done before the first task is due.
+            Instant start = Instant.now().plusSeconds(Sizes.smoke() ? 2 : 8);
+            SplittableRandom random = new SplittableRandom(7);
+            for (int i = 0; i < tasks; i++) {
+                due[i] = drain ? start : start.plusNanos(random.nextLong(TimeUnit.MILLISECONDS.toNanos(spreadMillis)));
+            }
+            peer.scheduleAll(due);
+            if (Instant.now().isAfter(start)) {
+                System.out.println("# " + peer.name() + ": scheduling took longer than the lead");
+            }
+            long wait = (drain ? 0 : spreadMillis) + TimeUnit.MINUTES.toMillis(3);
+            executions
+                    .allStarted()
+                    .await(wait + Duration.between(Instant.now(), start).toMillis(), TimeUnit.MILLISECONDS);
+            // Stragglers and duplicates have a moment to show up.
+            executions.allStarted().await(2, TimeUnit.SECONDS);
+            peer.close();
+            database.closePools();
+            long commits = database.commits() - commitsBefore;
+            long[] lateness = executions.latenessMicros();
+            Arrays.sort(lateness);
+            long dueMicros = Executions.micros(start);
+            double fromDue = executions.tasks() / ((executions.lastStartMicros() - dueMicros) / 1e6);
+            double firstToLast = executions.tasks()
+                    / Math.max(1e-6, (executions.lastStartMicros() - executions.firstStartMicros()) / 1e6);
+            long early = Arrays.stream(lateness).filter(l -> l < 0).count();
+            return new double[] {
+                drain ? fromDue : Double.NaN,
+                drain ? firstToLast : Double.NaN,
+                Stats.percentile(lateness, 0.50) / 1e3,
+                Stats.percentile(lateness, 0.99) / 1e3,
+                lateness.length == 0 ? Double.NaN : lateness[lateness.length - 1] / 1e3,
+                early,
+                (double) commits / Math.max(1, tasks - executions.lost()),
+                executions.duplicates(),
+                executions.lost()
+            };
+        } finally {
+            peer.close();
+            database.closePools();
+        }
+    }
+
+    private static String format(double[] r) {
+        return String.format(
+                Locale.ROOT,
+                "from due %.0f/s, first-to-last %.0f/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms, early %.0f, commits/exec %.2f, duplicates %.0f, lost %.0f",
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                r[6],
+                r[7],
+                r[8]);
+    }
+
+    private static String medianRange(List<Double> values, int decimals) {
+        return values.stream().allMatch(v -> Double.isNaN(v)) ? "-" : Stats.range(values, 1, decimals);
+    }
+}
