@@ -876,6 +876,11 @@ public final class LeaderFollowerDelayQueue {
         lock();
         try {
             for (; ; ) {
+                // The time first, the stripes second: every task whose offer returned before this
+                // reading is then in the queue before anything due by it leaves. Read the other way
+                // round, a task staged between the drain and the reading would be left behind a
+                // batch of tasks due after it.
+                long now = ticker.read();
                 drainPending();
                 if (stopped) {
                     return null;
@@ -884,7 +889,6 @@ public final class LeaderFollowerDelayQueue {
                 if (claimed != null) {
                     return claimed;
                 }
-                long now = ticker.read();
                 advanceWheel(now);
                 ScheduledTask<?> first = first();
                 if (first == null && wheelCount == 0) {

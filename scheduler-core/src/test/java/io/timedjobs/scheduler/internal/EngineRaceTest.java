@@ -1,0 +1,102 @@
+package io.timedjobs.scheduler.internal;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.timedjobs.scheduler.ExecutionListener;
+import io.timedjobs.scheduler.MisfirePolicy;
+import io.timedjobs.scheduler.TaskErrorHandler;
+import io.timedjobs.scheduler.Ticker;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Races of the engine forced at the exact point where they used to go wrong: a ticker or a thread
+ * factory holds one thread there while the test drives the others.
+ */
+@Timeout(60)
+class EngineRaceTest {
+
+    private final List<WorkerPool> pools = new ArrayList<>();
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        for (WorkerPool pool : pools) {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(TestDelays.LONG.toMillis(), MILLISECONDS))
+                    .isTrue();
+        }
+    }
+
+    private WorkerPool pool(Ticker ticker, int poolSize, ThreadFactory threads) {
+        WorkerPool pool = new WorkerPool(new WorkerPool.Settings(
+                "test",
+                poolSize,
+                threads,
+                ticker,
+                true,
+                Clock.systemUTC(),
+                MisfirePolicy.CATCH_UP,
+                TaskErrorHandler.logging(),
+                ExecutionListener.none(),
+                true,
+                false,
+                false));
+        pools.add(pool);
+        return pool;
+    }
+
+    private static ThreadFactory daemons() {
+        AtomicInteger number = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, "race-worker-" + number.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /**
+     * A task accepted while the worker holds the lock, before that worker reads the time, runs
+     * before a task due later, even though time passes both due times before the worker reads it.
+     */
+    @Test
+    void shouldRunTaskAcceptedWhileWorkerHoldsLockBeforeLaterOnes() throws InterruptedException {
+        GatedTicker ticker = new GatedTicker();
+        WorkerPool pool = pool(ticker, 1, daemons());
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch bothRan = new CountDownLatch(2);
+        pool.schedule(
+                () -> {
+                    order.add("due at 1000 ms");
+                    bothRan.countDown();
+                },
+                1_000,
+                MILLISECONDS);
+        await().atMost(TestDelays.LONG).until(() -> pool.queue().leader() != null);
+
+        GatedTicker.Gate gate = ticker.holdNextReadByAnotherThread();
+        pool.timeAdvancedCallback().run(); // the leader wakes up and takes the lock
+        gate.awaitArrival(); // ... and is held where it reads the time, with the lock
+        pool.schedule(
+                () -> {
+                    order.add("due at 500 ms");
+                    bothRan.countDown();
+                },
+                500,
+                MILLISECONDS);
+        ticker.advance(MILLISECONDS.toNanos(1_000));
+        gate.open();
+
+        assertThat(bothRan.await(TestDelays.LONG.toMillis(), MILLISECONDS)).isTrue();
+        assertThat(order).containsExactly("due at 500 ms", "due at 1000 ms");
+    }
+}
