@@ -1251,6 +1251,21 @@ public final class LeaderFollowerDelayQueue {
         }
     }
 
+    /**
+     * Whether any task is queued or handed over, exactly: what the pool decides on when a worker
+     * leaves or the pool would terminate. Takes the lock and moves the stripes into the queue.
+     */
+    boolean hasTasks() {
+        lock();
+        try {
+            drainPending();
+            Batch b = ready;
+            return !isEmpty() || (b != null && b.remaining() > 0);
+        } finally {
+            unlock();
+        }
+    }
+
     /** Returns how long the most overdue queued task is past its due time, or 0 when none is due. */
     long overdueNanos() {
         lock();

@@ -78,6 +78,12 @@ public final class WorkerPool {
 
     private volatile int runState = RUNNING;
 
+    /**
+     * Run by shutdown() after it marked the pool and before it closes the queue; null but in tests
+     * that force a submission into that window.
+     */
+    volatile @Nullable Runnable afterShutdownMarked;
+
     /** Whether the workers were started; they start with the first submission. */
     private volatile boolean started;
 
@@ -310,7 +316,7 @@ public final class WorkerPool {
         try {
             waiters.remove(worker);
             workers.remove(worker.thread);
-            if (abrupt && runState < STOP && (runState == RUNNING || queue.size() > 0)) {
+            if (abrupt && runState < STOP && (runState == RUNNING || queue.hasTasks())) {
                 addWorker();
             }
             tryTerminate();
@@ -319,12 +325,22 @@ public final class WorkerPool {
         }
     }
 
-    /** Moves to TERMINATED when nothing is left to do. Called under mainLock. */
+    /**
+     * Moves to TERMINATED when nothing is left to do. A task accepted before the queue closed may
+     * have found no worker (none had started yet, or the last one was leaving): then one starts
+     * to run it, for accepting and shutting down are atomic to each other only if every accepted
+     * task is run or cancelled by the shutdown policy. Called under mainLock.
+     */
     private void tryTerminate() {
-        if (runState >= SHUTDOWN && runState < TERMINATED && workers.isEmpty()) {
-            runState = TERMINATED;
-            termination.signalAll();
+        if (runState < SHUTDOWN || runState == TERMINATED || !workers.isEmpty()) {
+            return;
         }
+        if (runState == SHUTDOWN && queue.hasTasks()) {
+            addWorker();
+            return;
+        }
+        runState = TERMINATED;
+        termination.signalAll();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -370,6 +386,10 @@ public final class WorkerPool {
             }
         } finally {
             mainLock.unlock();
+        }
+        Runnable hook = afterShutdownMarked;
+        if (hook != null) {
+            hook.run();
         }
         for (ScheduledTask<?> dropped : queue.shutdown(keepDelayedAfterShutdown, keepRepeatingAfterShutdown)) {
             dropped.cancel(false);

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -98,5 +99,40 @@ class EngineRaceTest {
 
         assertThat(bothRan.await(TestDelays.LONG.toMillis(), MILLISECONDS)).isTrue();
         assertThat(order).containsExactly("due at 500 ms", "due at 1000 ms");
+    }
+
+    /**
+     * A first submission made after shutdown() marked the pool but before it closed the queue is
+     * either rejected or run: its future completes, and termination waits for it.
+     */
+    @Test
+    void shouldRunOrRejectFirstTaskSubmittedWhileShuttingDown() throws Exception {
+        WorkerPool pool = pool(Ticker.system(), 2, daemons());
+        CountDownLatch inWindow = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        pool.afterShutdownMarked = () -> {
+            inWindow.countDown();
+            await().atMost(TestDelays.LONG).until(() -> proceed.getCount() == 0);
+        };
+        Thread shuttingDown = new Thread(pool::shutdown, "shutting-down");
+        shuttingDown.start();
+        assertThat(inWindow.await(TestDelays.LONG.toMillis(), MILLISECONDS)).isTrue();
+
+        ScheduledTask<?> task;
+        try {
+            task = pool.schedule(() -> {}, 0, MILLISECONDS);
+        } catch (RejectedExecutionException rejected) {
+            task = null;
+        }
+        proceed.countDown();
+        shuttingDown.join(TestDelays.LONG.toMillis());
+
+        if (task != null) {
+            task.get(TestDelays.LONG.toMillis(), MILLISECONDS);
+            assertThat(task.isDone()).isTrue();
+        }
+        assertThat(pool.awaitTermination(TestDelays.LONG.toMillis(), MILLISECONDS))
+                .isTrue();
+        assertThat(pool.queueSize()).isZero();
     }
 }
