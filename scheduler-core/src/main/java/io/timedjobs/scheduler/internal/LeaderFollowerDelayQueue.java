@@ -298,6 +298,12 @@ public final class LeaderFollowerDelayQueue {
     private static final int RUN_OFFSET = 1 << 29;
 
     /**
+     * Batch slots are encoded between wheel indexes and run positions: see {@link Batch}. Wheel
+     * indexes stay below BATCH_OFFSET.
+     */
+    private static final int BATCH_OFFSET = RUN_OFFSET - 64;
+
+    /**
      * A task on a stripe has heapIndex {@code -2 - STAGED_OFFSET - p} for its position p in the
      * stripe's chain of chunks, which is what lets its cancel find it there without the lock. Wheel
      * indexes and run positions stay below RUN_OFFSET, staged positions below STAGED_OFFSET.
@@ -358,12 +364,22 @@ public final class LeaderFollowerDelayQueue {
 
     /**
      * A run of due tasks in due order, claimed one at a time by advancing {@link #next} with a CAS.
-     * A claimed slot is cleared by its claimer.
+     * Each slot is emptied exactly once, by whoever takes its task with an atomic swap or CAS: the
+     * claimer that advanced past it, or a canceller of its task (then the claimer finds it empty
+     * and claims the next one). A batched task has heapIndex {@code -2 - BATCH_OFFSET - i} for its
+     * slot i.
      */
     static final class Batch {
         final @Nullable ScheduledTask<?>[] tasks;
         final int count;
         volatile int next;
+
+        /**
+         * Slots emptied by a cancel that no claimer has passed yet: so that {@link #remaining} no
+         * longer counts a cancelled task. Incremented by the canceller, decremented by the claimer
+         * that finds the slot empty; between the two a reading may be one low.
+         */
+        volatile int cancelled;
 
         Batch(ScheduledTask<?>[] tasks, int count) {
             this.tasks = tasks;
@@ -371,14 +387,25 @@ public final class LeaderFollowerDelayQueue {
         }
 
         int remaining() {
-            return Math.max(0, count - next);
+            return Math.max(0, count - next - cancelled);
+        }
+
+        /** Takes a cancelled task out of its slot; false if a claimer took it first. */
+        boolean cancel(ScheduledTask<?> task, int slot) {
+            if (slot < count && SLOTS.compareAndSet(tasks, slot, task, null)) {
+                CANCELLED_SLOTS.getAndAdd(this, 1);
+                return true;
+            }
+            return false;
         }
 
         static final VarHandle NEXT;
+        static final VarHandle CANCELLED_SLOTS;
 
         static {
             try {
                 NEXT = MethodHandles.lookup().findVarHandle(Batch.class, "next", int.class);
+                CANCELLED_SLOTS = MethodHandles.lookup().findVarHandle(Batch.class, "cancelled", int.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -630,6 +657,9 @@ public final class LeaderFollowerDelayQueue {
         if (h <= -2 - STAGED_OFFSET && unstage(task, -2 - STAGED_OFFSET - h)) {
             return; // the position is read once: a drain may change heapIndex at any moment
         }
+        if (isBatchIndex(h) && unbatch(task, h)) {
+            return;
+        }
         final ReentrantLock lock = this.lock;
         if (!lock.isLocked() && lock.tryLock()) {
             try {
@@ -654,6 +684,19 @@ public final class LeaderFollowerDelayQueue {
         drainNow(true);
     }
 
+    private static boolean isBatchIndex(int h) {
+        return h <= -2 - BATCH_OFFSET && h > -2 - RUN_OFFSET;
+    }
+
+    /**
+     * Takes a cancelled task out of the current batch, without the lock. A task of an earlier
+     * batch was claimed already: its slot index then finds another task, or none, in this one.
+     */
+    private boolean unbatch(ScheduledTask<?> task, int h) {
+        Batch b = ready;
+        return b != null && b.cancel(task, -2 - BATCH_OFFSET - h);
+    }
+
     /**
      * Whether a task is still on a stripe. Exact under lock, where no drain can be under way;
      * without it, only a hint to be confirmed (see {@link #unstage}).
@@ -676,6 +719,8 @@ public final class LeaderFollowerDelayQueue {
             if (!runRemove(task, -2 - RUN_OFFSET - i)) {
                 return false;
             }
+        } else if (i <= -2 - BATCH_OFFSET) {
+            return unbatch(task, i); // nothing else to update: the batch is out of the queue
         } else if (i <= -2) {
             if (!wheelRemove(task, -2 - i)) {
                 return false;
@@ -797,7 +842,7 @@ public final class LeaderFollowerDelayQueue {
         long attention; // when a worker must look at this task: its due time, or its move time
         if (bucket <= flushedBucket
                 || bucket - flushedBucket >= WHEEL_SIZE
-                || bucketSize[(int) bucket & WHEEL_MASK] >= RUN_OFFSET - 1) {
+                || bucketSize[(int) bucket & WHEEL_MASK] >= BATCH_OFFSET - 1) {
             heapInsert(task);
             attention = task.time;
         } else {
@@ -1028,7 +1073,9 @@ public final class LeaderFollowerDelayQueue {
         ScheduledTask<?>[] tasks = new ScheduledTask<?>[MAX_BATCH];
         int n = 0;
         do {
-            tasks[n++] = poll(next);
+            tasks[n] = poll(next);
+            next.heapIndex = -2 - BATCH_OFFSET - n;
+            n++;
             next = first();
         } while (n < MAX_BATCH && next != null && next.time - now <= 0L);
         ready = new Batch(tasks, n);
@@ -1047,9 +1094,13 @@ public final class LeaderFollowerDelayQueue {
                 return null;
             }
             if (Batch.NEXT.weakCompareAndSet(b, i, i + 1)) {
-                ScheduledTask<?> task = b.tasks[i];
-                b.tasks[i] = null; // the batch must not keep a task alive once it has been claimed
-                return task;
+                // Swapped out, so that a cancel racing for the slot either wins it or finds it
+                // empty; either way the batch keeps the task alive no longer.
+                ScheduledTask<?> task = (ScheduledTask<?>) SLOTS.getAndSet(b.tasks, i, null);
+                if (task != null) {
+                    return task;
+                }
+                Batch.CANCELLED_SLOTS.getAndAdd(b, -1); // passed a cancelled slot
             }
         }
     }
@@ -1276,8 +1327,9 @@ public final class LeaderFollowerDelayQueue {
             ScheduledTask<?> first = null;
             Batch b = ready;
             if (b != null) { // the unclaimed tasks of a batch are due before anything in the heap
-                int i = b.next;
-                first = i < b.count ? b.tasks[i] : null;
+                for (int i = b.next; first == null && i < b.count; i++) {
+                    first = b.tasks[i];
+                }
             }
             if (first == null) {
                 first = first();

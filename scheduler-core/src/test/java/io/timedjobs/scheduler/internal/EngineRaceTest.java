@@ -8,6 +8,7 @@ import io.timedjobs.scheduler.ExecutionListener;
 import io.timedjobs.scheduler.MisfirePolicy;
 import io.timedjobs.scheduler.TaskErrorHandler;
 import io.timedjobs.scheduler.Ticker;
+import java.lang.ref.WeakReference;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -134,5 +135,52 @@ class EngineRaceTest {
         assertThat(pool.awaitTermination(TestDelays.LONG.toMillis(), MILLISECONDS))
                 .isTrue();
         assertThat(pool.queueSize()).isZero();
+    }
+
+    /**
+     * A task cancelled while it waits, unclaimed, in a batch of due tasks is no longer counted,
+     * is released at once, and never runs.
+     */
+    @Test
+    void shouldReleaseTaskCancelledInUnclaimedBatch() throws Exception {
+        GatedTicker ticker = new GatedTicker();
+        WorkerPool pool = pool(ticker, 1, daemons());
+        CountDownLatch firstStarted = new CountDownLatch(1);
+        CountDownLatch finishFirst = new CountDownLatch(1);
+        List<String> ran = Collections.synchronizedList(new ArrayList<>());
+        pool.schedule(
+                () -> {
+                    firstStarted.countDown();
+                    awaitQuietly(finishFirst);
+                },
+                10,
+                MILLISECONDS);
+        WeakReference<ScheduledTask<?>> cancelled =
+                new WeakReference<>(pool.schedule(() -> ran.add("b"), 10, MILLISECONDS));
+        ScheduledTask<?> kept = pool.schedule(() -> ran.add("c"), 10, MILLISECONDS);
+        ticker.advance(MILLISECONDS.toNanos(10));
+        pool.timeAdvancedCallback().run();
+        assertThat(firstStarted.await(TestDelays.LONG.toMillis(), MILLISECONDS)).isTrue();
+        assertThat(pool.queueSize()).isEqualTo(2); // the other two wait in the worker's batch
+
+        assertThat(cancelled.get().cancel(false)).isTrue();
+        assertThat(pool.queueSize()).isEqualTo(1);
+        await().atMost(TestDelays.LONG).untilAsserted(() -> {
+            System.gc();
+            assertThat(cancelled.get() == null).as("cleared").isTrue();
+        });
+
+        finishFirst.countDown();
+        kept.get(TestDelays.LONG.toMillis(), MILLISECONDS);
+        assertThat(ran).containsExactly("c");
+        assertThat(pool.queueSize()).isZero();
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(TestDelays.LONG.toMillis(), MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
