@@ -278,6 +278,15 @@ public final class LeaderFollowerDelayQueue {
     private int wheelCount;
 
     /**
+     * The earliest due time in the wheel, for the lateness figure, while {@link
+     * #wheelEarliestKnown}. Kept on insert; forgotten when a bucket moves or the task that had it
+     * leaves, and then found again by scanning the first occupied bucket. Guarded by lock.
+     */
+    private long wheelEarliest;
+
+    private boolean wheelEarliestKnown;
+
+    /**
      * The run: tasks moved out of the wheel, sorted in due order, in {@code run[runHead..runTail)}.
      * A bucket's tasks are sorted once as they move, and then leave from the front in O(1), where
      * the heap would have paid a sift on the way in and another on the way out; the buckets move in
@@ -412,6 +421,49 @@ public final class LeaderFollowerDelayQueue {
         }
     }
 
+    /*
+     * Figures for meters, read without the lock (contract 10). The lock holder moves tasks between
+     * places that size() adds up (a stripe, the heap, the wheel, the run, the batch), so a reader
+     * could catch a task in none of them. The figures are therefore guarded like a sequence lock:
+     * each holder makes figuresVersion odd when it takes the lock, and publishes heldCount and
+     * heldEarliest and makes it even again when it lets go; a reader retries while the version is
+     * odd or changed under it, and after a bounded number of tries takes what it read. All three
+     * are written only under the lock, with release stores (plain stores on x86).
+     */
+
+    /** Odd while the lock is held; see above. */
+    private volatile int figuresVersion;
+
+    /** Tasks in the heap, the wheel and the run when the lock was last released. */
+    private volatile int heldCount;
+
+    /** When the earliest of those tasks is due, when heldCount is not 0. */
+    private volatile long heldEarliest;
+
+    /** How many times a reader of the figures retries before it takes what it read. */
+    private static final int FIGURES_ATTEMPTS = 1_000;
+
+    /** Marks the figures as moving; called right after the lock was taken. */
+    private void figuresMoving() {
+        FIGURES_VERSION.setRelease(this, figuresVersion + 1);
+        VarHandle.storeStoreFence(); // the odd version is visible before any move it covers
+    }
+
+    /** Publishes the figures of the heap, the wheel and the run; called right before the lock is released. */
+    private void publishFigures() {
+        HELD_COUNT.setRelease(this, size + wheelCount + runCount);
+        ScheduledTask<?> first = first();
+        long earliest = first != null ? first.time : 0L;
+        if (wheelCount > 0) {
+            long inWheel = wheelEarliest();
+            if (first == null || inWheel - earliest < 0) {
+                earliest = inWheel;
+            }
+        }
+        HELD_EARLIEST.setRelease(this, earliest);
+        FIGURES_VERSION.setRelease(this, figuresVersion + 1); // after the figures: release
+    }
+
     /** Whether take() returns null at once, even with tasks left (shutdownNow). Guarded by lock. */
     private boolean stopped;
 
@@ -474,7 +526,7 @@ public final class LeaderFollowerDelayQueue {
     public boolean offer(ScheduledTask<?> task) {
         final ReentrantLock lock = this.lock;
         long attention = moveTime(bucketOf(task.time));
-        if (mustDrainNow(attention) && !lock.isLocked() && lock.tryLock()) {
+        if (mustDrainNow(attention) && tryLock()) {
             // Needs attention before the leader's plan ends, and the lock is free: insert it
             // directly. While that plan is in force, the stripes may keep their tasks: each was
             // left there because it needs no attention before the plan ends, so it is due after
@@ -611,8 +663,7 @@ public final class LeaderFollowerDelayQueue {
     }
 
     private boolean tryDrain(boolean removalsOnly) {
-        final ReentrantLock lock = this.lock;
-        if (lock.isLocked() || !lock.tryLock()) {
+        if (!tryLock()) {
             return false;
         }
         if (removalsOnly) {
@@ -660,8 +711,7 @@ public final class LeaderFollowerDelayQueue {
         if (isBatchIndex(h) && unbatch(task, h)) {
             return;
         }
-        final ReentrantLock lock = this.lock;
-        if (!lock.isLocked() && lock.tryLock()) {
+        if (tryLock()) {
             try {
                 if (!removeLocked(task) && isStaged(task)) {
                     drainPending(); // on another thread's stripe: dropped as it is drained
@@ -878,6 +928,21 @@ public final class LeaderFollowerDelayQueue {
      */
     private void lock() {
         lock.lock();
+        figuresMoving();
+    }
+
+    /**
+     * Takes the lock if it is free, without waiting. Reading the lock's state before trying it
+     * spares a failing CAS on the lock's cache line, which two producers would otherwise pass back
+     * and forth.
+     */
+    private boolean tryLock() {
+        final ReentrantLock lock = this.lock;
+        if (lock.isLocked() || !lock.tryLock()) {
+            return false;
+        }
+        figuresMoving();
+        return true;
     }
 
     /**
@@ -888,9 +953,10 @@ public final class LeaderFollowerDelayQueue {
     private void unlock() {
         final ReentrantLock lock = this.lock;
         for (; ; ) {
+            publishFigures();
             lock.unlock();
             boolean drain = drainRequested;
-            if (!(drain || removalsRequested) || lock.isLocked() || !lock.tryLock()) {
+            if (!(drain || removalsRequested) || !tryLock()) {
                 return;
             }
             if (drain) {
@@ -1284,22 +1350,74 @@ public final class LeaderFollowerDelayQueue {
 
     /**
      * Returns the number of queued tasks, counting those still being handed over and not those
-     * whose removal is pending. Read under the lock, so that no drain or bucket move is half done:
-     * a submitter sees its task counted at once, and a canceller sees it gone.
+     * whose removal is pending or which were cancelled in a batch. Never takes the lock and never
+     * moves a task: it adds up what the last holder of the lock published and what the stripes and
+     * the batch hold now, consistently unless the lock is held for long (see figuresVersion); then
+     * the value may be stale by the holder's moves. A submitter sees its task counted at once, and
+     * a canceller sees it gone.
      */
     public int size() {
-        lock();
-        try {
+        for (int attempt = 1; ; attempt++) {
+            int version = figuresVersion; // LoadLoad: the figures below are read after it
+            int n = heldCount;
             Batch b = ready;
-            int batched = b == null ? 0 : b.remaining();
-            int handedOver = 0;
-            for (Stripe stripe : stripes) {
-                handedOver += stripe.stagedDepth() - stripe.removalDepth();
+            if (b != null) {
+                n += b.remaining();
             }
-            return size + wheelCount + runCount + batched + handedOver;
-        } finally {
-            unlock();
+            for (Stripe stripe : stripes) {
+                n += stripe.stagedDepth() - stripe.removalDepth();
+            }
+            if (figuresSteady(version, attempt)) {
+                return Math.max(0, n);
+            }
         }
+    }
+
+    /**
+     * Returns how long the most overdue queued task is past its due time, or 0 when none is due.
+     * Never takes the lock and never moves a task, like {@link #size()}. Tasks still on a stripe
+     * are not looked at: one that is due is moved within microseconds by the worker it woke.
+     */
+    long overdueNanos() {
+        long now = ticker.read();
+        for (int attempt = 1; ; attempt++) {
+            int version = figuresVersion;
+            boolean found = heldCount > 0;
+            long earliest = heldEarliest;
+            Batch b = ready;
+            if (b != null) { // the unclaimed tasks of a batch are due before anything held
+                for (int i = b.next; i < b.count; i++) {
+                    ScheduledTask<?> t = (ScheduledTask<?>) SLOTS.getAcquire(b.tasks, i);
+                    if (t != null) {
+                        earliest = found && earliest - t.time < 0 ? earliest : t.time;
+                        found = true;
+                        break;
+                    }
+                }
+            }
+            if (figuresSteady(version, attempt)) {
+                return found ? Math.max(0L, now - earliest) : 0L;
+            }
+        }
+    }
+
+    /**
+     * Whether figures read after {@code version} are consistent, or have been retried enough:
+     * spinning briefly, then yielding to a lock holder that may have lost its processor.
+     */
+    private boolean figuresSteady(int version, int attempt) {
+        if ((version & 1) == 0 && version == figuresVersion) {
+            return true;
+        }
+        if (attempt >= FIGURES_ATTEMPTS) {
+            return true;
+        }
+        if (attempt < 64) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+        return false;
     }
 
     /**
@@ -1312,29 +1430,6 @@ public final class LeaderFollowerDelayQueue {
             drainPending();
             Batch b = ready;
             return !isEmpty() || (b != null && b.remaining() > 0);
-        } finally {
-            unlock();
-        }
-    }
-
-    /** Returns how long the most overdue queued task is past its due time, or 0 when none is due. */
-    long overdueNanos() {
-        lock();
-        try {
-            drainPending();
-            long now = ticker.read();
-            advanceWheel(now);
-            ScheduledTask<?> first = null;
-            Batch b = ready;
-            if (b != null) { // the unclaimed tasks of a batch are due before anything in the heap
-                for (int i = b.next; first == null && i < b.count; i++) {
-                    first = b.tasks[i];
-                }
-            }
-            if (first == null) {
-                first = first();
-            }
-            return first == null ? 0L : Math.max(0L, now - first.time);
         } finally {
             unlock();
         }
@@ -1391,7 +1486,12 @@ public final class LeaderFollowerDelayQueue {
         if (n == 0) {
             occupied[slot >>> 6] |= 1L << slot;
         }
-        wheelCount++;
+        if (wheelCount++ == 0) {
+            wheelEarliest = task.time;
+            wheelEarliestKnown = true;
+        } else if (task.time - wheelEarliest < 0) {
+            wheelEarliest = task.time; // a lower bound too while not known: forgotten all the same
+        }
     }
 
     private boolean wheelRemove(ScheduledTask<?> task, int index) {
@@ -1410,6 +1510,9 @@ public final class LeaderFollowerDelayQueue {
         task.heapIndex = -1;
         bucketSize[slot] = last;
         wheelCount--;
+        if (task.time == wheelEarliest) {
+            wheelEarliestKnown = false;
+        }
         if (last == 0) {
             emptied(slot, tasks);
         }
@@ -1435,6 +1538,7 @@ public final class LeaderFollowerDelayQueue {
         ScheduledTask<?>[] tasks = wheel[slot];
         bucketSize[slot] = 0;
         wheelCount -= n;
+        wheelEarliestKnown = false;
         toHeap |= runCount + n >= RUN_OFFSET - 1; // run positions must stay encodable
         if (!toHeap) {
             sortBucket(tasks, n);
@@ -1586,6 +1690,23 @@ public final class LeaderFollowerDelayQueue {
         return true;
     }
 
+    /** Returns the earliest due time in the wheel. Called only with wheelCount > 0. */
+    private long wheelEarliest() {
+        if (!wheelEarliestKnown) {
+            int slot = (int) nextOccupiedBucket() & WHEEL_MASK;
+            ScheduledTask<?>[] tasks = wheel[slot];
+            long earliest = tasks[0].time;
+            for (int i = 1, n = bucketSize[slot]; i < n; i++) {
+                if (tasks[i].time - earliest < 0) {
+                    earliest = tasks[i].time;
+                }
+            }
+            wheelEarliest = earliest;
+            wheelEarliestKnown = true;
+        }
+        return wheelEarliest;
+    }
+
     /** Returns the first occupied bucket after flushedBucket. Called only with wheelCount > 0. */
     private long nextOccupiedBucket() {
         long first = flushedBucket + 1;
@@ -1674,6 +1795,9 @@ public final class LeaderFollowerDelayQueue {
         return "LeaderFollowerDelayQueue[size = " + size() + "]";
     }
 
+    private static final VarHandle FIGURES_VERSION;
+    private static final VarHandle HELD_COUNT;
+    private static final VarHandle HELD_EARLIEST;
     private static final VarHandle STAGED;
     private static final VarHandle REMOVALS;
     private static final VarHandle CLAIMED;
@@ -1683,6 +1807,9 @@ public final class LeaderFollowerDelayQueue {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
+            FIGURES_VERSION = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "figuresVersion", int.class);
+            HELD_COUNT = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "heldCount", int.class);
+            HELD_EARLIEST = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "heldEarliest", long.class);
             STAGED = lookup.findVarHandle(StripeHeads.class, "staged", Chunk.class);
             CLAIMED = lookup.findVarHandle(Chunk.class, "claimed", int.class);
             CANCELLED = lookup.findVarHandle(Chunk.class, "cancelled", int.class);

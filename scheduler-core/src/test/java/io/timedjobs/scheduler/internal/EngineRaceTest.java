@@ -14,6 +14,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -181,6 +184,35 @@ class EngineRaceTest {
             latch.await(TestDelays.LONG.toMillis(), MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Queue depth and lateness are read while a worker holds the queue's lock, and are right:
+     * reading a gauge neither waits for the lock nor moves tasks.
+     */
+    @Test
+    void shouldReadGaugesWhileWorkerHoldsLock() throws Exception {
+        GatedTicker ticker = new GatedTicker();
+        WorkerPool pool = pool(ticker, 1, daemons());
+        pool.schedule(() -> {}, 1_000, MILLISECONDS);
+        await().atMost(TestDelays.LONG).until(() -> pool.queue().leader() != null);
+        GatedTicker.Gate gate = ticker.holdNextReadByAnotherThread();
+        pool.timeAdvancedCallback().run();
+        gate.awaitArrival(); // the worker holds the lock
+        try {
+            pool.schedule(() -> {}, 2_000, MILLISECONDS); // left on a stripe for the lock holder
+            ticker.advance(MILLISECONDS.toNanos(1_500));
+            ExecutorService reader = Executors.newSingleThreadExecutor();
+            try {
+                Future<long[]> figures = reader.submit(() -> new long[] {pool.queueSize(), pool.overdueNanos()});
+                assertThat(figures.get(TestDelays.LONG.toMillis(), MILLISECONDS))
+                        .containsExactly(2L, MILLISECONDS.toNanos(500));
+            } finally {
+                reader.shutdownNow();
+            }
+        } finally {
+            gate.open();
         }
     }
 }
