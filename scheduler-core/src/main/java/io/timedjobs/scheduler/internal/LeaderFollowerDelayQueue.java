@@ -106,6 +106,11 @@ public final class LeaderFollowerDelayQueue {
     /** What a cancelled task leaves in its stripe's slot, so that the slot no longer holds it. */
     private static final ScheduledTask<?> CANCELLED_SLOT = new ScheduledTask<>(null, "cancelled", 0L);
 
+    /**
+     * Guards the heap, the wheel, the run, the waiters and the plan. Lock order: the pool's
+     * mainLock first, then this one, never the other way round: nothing done under this lock takes
+     * mainLock (or calls a task's code, or a listener).
+     */
     private final ReentrantLock lock = new ReentrantLock();
 
     private final Ticker ticker;

@@ -11,7 +11,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -67,14 +69,28 @@ public final class WorkerPool {
 
     private final LeaderFollowerDelayQueue queue;
 
+    /**
+     * Guards the run state's transitions and the set of workers.
+     *
+     * <p>Lock order: mainLock first, then the queue's lock, never the other way round. Code that
+     * holds the queue's lock calls nothing that takes mainLock; a task's cancel(true), which runs
+     * on any thread and may find its task running, finds the worker through {@link #waiters}
+     * without mainLock, so a worker waiting for that cancel in its task's release() never waits
+     * behind whoever holds mainLock.
+     */
     private final ReentrantLock mainLock = new ReentrantLock();
+
     private final Condition termination = mainLock.newCondition();
 
     /** Live workers. Guarded by mainLock. */
     private final HashSet<Thread> workers = new HashSet<>();
 
-    /** The queue's view of each live worker, which also says what it runs. Guarded by mainLock. */
-    private final HashSet<LeaderFollowerDelayQueue.Waiter> waiters = new HashSet<>();
+    /**
+     * The queue's view of each live worker, which also says what it runs. Changed under mainLock;
+     * read without it by a cancel(true), which may miss a worker that starts meanwhile (it runs no
+     * task yet) and is not hurt by one that leaves (it runs no task any more).
+     */
+    private final Set<LeaderFollowerDelayQueue.Waiter> waiters = ConcurrentHashMap.newKeySet();
 
     private volatile int runState = RUNNING;
 
@@ -251,22 +267,22 @@ public final class WorkerPool {
     }
 
     /**
-     * Interrupts the worker running a task, for its cancel(true). The worker waits in the task's
-     * release() until the cancel is over, so the interrupt cannot reach its next task. A task run
-     * by a thread outside the pool, through its own run(), is not interrupted.
+     * Interrupts the worker running a task, for its cancel(true), without taking mainLock. The
+     * worker waits in the task's release() until the cancel is over, so the interrupt cannot reach
+     * its next task. A task run by a thread outside the pool, through its own run(), is not
+     * interrupted.
+     *
+     * @return the interrupted thread, for the canceller to unpark once the cancel is over; or null
      */
-    void interruptWorkerRunning(ScheduledTask<?> task) {
-        final ReentrantLock mainLock = this.mainLock;
-        mainLock.lock();
-        try {
-            for (LeaderFollowerDelayQueue.Waiter w : waiters) {
-                if (w.running == task) {
-                    w.thread.interrupt();
-                }
+    @Nullable
+    Thread interruptWorkerRunning(ScheduledTask<?> task) {
+        for (LeaderFollowerDelayQueue.Waiter w : waiters) {
+            if (w.running == task) {
+                w.thread.interrupt();
+                return w.thread;
             }
-        } finally {
-            mainLock.unlock();
         }
+        return null;
     }
 
     private void runTask(ScheduledTask<?> task) {

@@ -20,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,6 +44,10 @@ class EngineRaceTest {
     }
 
     private WorkerPool pool(Ticker ticker, int poolSize, ThreadFactory threads) {
+        return pool(ticker, poolSize, threads, TaskErrorHandler.logging());
+    }
+
+    private WorkerPool pool(Ticker ticker, int poolSize, ThreadFactory threads, TaskErrorHandler errors) {
         WorkerPool pool = new WorkerPool(new WorkerPool.Settings(
                 "test",
                 poolSize,
@@ -51,7 +56,7 @@ class EngineRaceTest {
                 true,
                 Clock.systemUTC(),
                 MisfirePolicy.CATCH_UP,
-                TaskErrorHandler.logging(),
+                errors,
                 ExecutionListener.none(),
                 true,
                 false,
@@ -181,7 +186,7 @@ class EngineRaceTest {
 
     private static void awaitQuietly(CountDownLatch latch) {
         try {
-            latch.await(TestDelays.LONG.toMillis(), MILLISECONDS);
+            latch.await(3 * TestDelays.LONG.toMillis(), MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -213,6 +218,64 @@ class EngineRaceTest {
             }
         } finally {
             gate.open();
+        }
+    }
+
+    /**
+     * cancel(true) of a running task does not wait for the pool's lock, and the worker that
+     * finishes the task meanwhile goes back to the queue instead of spinning: here the pool's lock
+     * is held by a thread factory that blocks while it replaces a worker that died.
+     */
+    @Test
+    void shouldCancelRunningTaskWhilePoolLockIsHeld() throws Exception {
+        CountDownLatch factoryEntered = new CountDownLatch(1);
+        CountDownLatch factoryOpen = new CountDownLatch(1);
+        AtomicInteger made = new AtomicInteger();
+        ThreadFactory threads = r -> {
+            if (made.incrementAndGet() == 3) { // the replacement of the worker that dies below
+                factoryEntered.countDown();
+                awaitQuietly(factoryOpen); // opened by the test, at the latest when it ends
+            }
+            Thread t = new Thread(r, "race-worker-" + made.get());
+            t.setDaemon(true);
+            t.setUncaughtExceptionHandler((thread, e) -> {});
+            return t;
+        };
+        WorkerPool pool = pool(Ticker.system(), 2, threads, failure -> {
+            throw new IllegalStateException("the worker dies with this", failure);
+        });
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        AtomicReference<Thread> runner = new AtomicReference<>();
+        ScheduledTask<?> running = pool.schedule(
+                () -> {
+                    runner.set(Thread.currentThread());
+                    started.countDown();
+                    try {
+                        new CountDownLatch(1).await(3 * TestDelays.LONG.toMillis(), MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        interrupted.countDown();
+                    }
+                },
+                0,
+                MILLISECONDS);
+        assertThat(started.await(TestDelays.LONG.toMillis(), MILLISECONDS)).isTrue();
+        pool.execute(() -> {
+            throw new IllegalArgumentException("fails on the other worker");
+        });
+        assertThat(factoryEntered.await(TestDelays.LONG.toMillis(), MILLISECONDS))
+                .isTrue();
+        ExecutorService canceller = Executors.newSingleThreadExecutor();
+        try {
+            Future<Boolean> cancel = canceller.submit(() -> running.cancel(true));
+            assertThat(cancel.get(TestDelays.LONG.toMillis(), MILLISECONDS)).isTrue();
+            assertThat(interrupted.await(TestDelays.LONG.toMillis(), MILLISECONDS))
+                    .isTrue();
+            await().atMost(TestDelays.LONG).until(() -> runner.get().getState() == Thread.State.WAITING);
+            assertThat(factoryOpen.getCount()).isOne(); // all of it while the pool's lock was held
+        } finally {
+            factoryOpen.countDown();
+            canceller.shutdownNow();
         }
     }
 }
