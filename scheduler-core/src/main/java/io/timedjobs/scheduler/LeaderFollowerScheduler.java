@@ -45,7 +45,9 @@ import org.jspecify.annotations.Nullable;
  *       before their wall-clock instant.
  *   <li>Failures that no future reports go to a {@link TaskErrorHandler} instead of vanishing,
  *       and every execution is reported to an {@link ExecutionListener}, with its lateness.
- *   <li>Workers start with the first submission; while no task is due, no worker wakes up.
+ *   <li>One worker starts with the scheduler, parked, so that the first task does not wait for a
+ *       thread to start; the others start with the first submission. While no task is due, no
+ *       worker wakes up.
  * </ul>
  *
  * <p><b>NOTE:</b> a delay longer than about 146 years is cut to that; such a task stays pending
@@ -261,7 +263,7 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         return pool.activeCount();
     }
 
-    /** Returns the number of live worker threads; 0 before the first submission. */
+    /** Returns the number of live worker threads; 1 before the first submission. */
     public int getPoolSize() {
         return pool.poolSize();
     }
@@ -450,7 +452,8 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         }
 
         /**
-         * Builds the scheduler. Its workers start with the first submitted task.
+         * Builds the scheduler and starts one worker, which waits parked for the first task; the
+         * other workers start with the first submitted task.
          *
          * @throws IllegalStateException if virtual threads were asked for on a JVM without them
          */
@@ -480,6 +483,7 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
             if (manual) {
                 ((ManualTicker) ticker).onAdvance(pool.timeAdvancedCallback());
             }
+            pool.prestartWorker();
             return new LeaderFollowerScheduler(pool);
         }
 

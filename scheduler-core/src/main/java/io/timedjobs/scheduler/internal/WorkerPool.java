@@ -100,7 +100,11 @@ public final class WorkerPool {
      */
     volatile @Nullable Runnable afterShutdownMarked;
 
-    /** Whether the workers were started; they start with the first submission. */
+    /**
+     * Whether all workers were started. One starts with the scheduler ({@link #prestartWorker}),
+     * so that the first task does not wait for a thread to start; the others start right after
+     * the first submission was queued.
+     */
     private volatile boolean started;
 
     /** Workers running a task; striped, since every worker writes it twice per task. */
@@ -192,13 +196,13 @@ public final class WorkerPool {
     }
 
     private <T extends ScheduledTask<?>> T submit(T task) {
-        if (!started) {
-            startWorkers();
-        }
         if (!queue.offer(task)) {
             rejected.increment();
             throw new RejectedExecutionException(
                     "Task " + task + " rejected from " + this + ": the scheduler has been shut down");
+        }
+        if (!started) {
+            startWorkers(); // after the offer: the worker started early takes the task meanwhile
         }
         return task;
     }
@@ -206,14 +210,30 @@ public final class WorkerPool {
     // ---------------------------------------------------------------------------------------------
     // Workers
 
+    /**
+     * Starts one worker, which parks until the first task comes: it costs no CPU, and the first
+     * task then does not wait for a thread to start.
+     */
+    public void prestartWorker() {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            if (!started && runState == RUNNING && workers.isEmpty()) {
+                addWorker();
+            }
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
     private void startWorkers() {
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
             if (started || runState != RUNNING) {
-                return;
+                return; // after shutdown, tryTerminate starts a worker if an accepted task needs one
             }
-            for (int i = 0; i < poolSize; i++) {
+            for (int i = workers.size(); i < poolSize; i++) {
                 addWorker();
             }
             started = true;
