@@ -15,8 +15,10 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -68,6 +70,22 @@ public final class WorkerPool {
     private final String name;
 
     private final LeaderFollowerDelayQueue queue;
+
+    /**
+     * Makes a thread of its own for each due task, or null: then each task runs on the worker that
+     * took it. With virtual threads, the workers only do the timing, and a slow task holds back no
+     * other task due at the same time.
+     */
+    private final @Nullable ThreadFactory taskThreads;
+
+    /** The most tasks running at once on threads of their own, or null for no limit. */
+    private final @Nullable Semaphore concurrency;
+
+    /**
+     * Tasks handed to a thread of their own that have not finished: the pool terminates only when
+     * none is left, and a task that puts itself back after the last worker left gets a new one.
+     */
+    private final AtomicInteger dispatched = new AtomicInteger();
 
     /**
      * Guards the run state's transitions and the set of workers.
@@ -127,7 +145,18 @@ public final class WorkerPool {
             ExecutionListener listener,
             boolean executeExistingDelayedTasksAfterShutdown,
             boolean continueExistingPeriodicTasksAfterShutdown,
-            boolean keepRepeatingAfterFailure) {}
+            boolean keepRepeatingAfterFailure,
+            @Nullable ThreadFactory taskThreadFactory,
+            int concurrencyLimit) {
+
+        /**
+         * @param taskThreadFactory makes a thread of its own for each due task (a virtual thread);
+         *     null to run each task on the worker that took it
+         * @param concurrencyLimit with a task thread factory, the most tasks running at once; 0 for
+         *     no limit
+         */
+        public Settings {}
+    }
 
     public WorkerPool(Settings settings) {
         this.name = settings.name();
@@ -143,6 +172,8 @@ public final class WorkerPool {
         this.keepRepeatingAfterShutdown = settings.continueExistingPeriodicTasksAfterShutdown();
         this.keepRepeatingAfterFailure = settings.keepRepeatingAfterFailure();
         this.queue = new LeaderFollowerDelayQueue(ticker, !settings.tickerIsManual());
+        this.taskThreads = settings.taskThreadFactory();
+        this.concurrency = settings.concurrencyLimit() > 0 ? new Semaphore(settings.concurrencyLimit()) : null;
     }
 
     /** Returns the callback that a manual ticker runs after each advance. */
@@ -272,6 +303,10 @@ public final class WorkerPool {
                 if (task == null) {
                     break;
                 }
+                if (taskThreads != null) {
+                    dispatch(task);
+                    continue;
+                }
                 // Published by the task's own move to RUNNING, which a cancel(true) reads first.
                 me.running = task;
                 try {
@@ -283,6 +318,70 @@ public final class WorkerPool {
             abrupt = false;
         } finally {
             workerExited(me, abrupt);
+        }
+    }
+
+    /**
+     * Starts a due task on a thread of its own, once the concurrency limit lets it. Called by a
+     * worker, which goes back to the queue right after.
+     */
+    private void dispatch(ScheduledTask<?> task) {
+        Semaphore limit = concurrency;
+        if (limit != null) {
+            for (; ; ) {
+                try {
+                    limit.acquire();
+                    break;
+                } catch (InterruptedException e) {
+                    if (runState >= STOP) { // shutdownNow: the task never runs
+                        task.cancel(false);
+                        return;
+                    }
+                }
+            }
+        }
+        dispatched.incrementAndGet();
+        boolean started = false;
+        try {
+            Thread thread = taskThreads.newThread(() -> runDispatched(task));
+            if (thread == null) {
+                throw new IllegalStateException("Thread factory " + taskThreads + " returned no thread");
+            }
+            thread.start();
+            started = true;
+        } finally {
+            if (!started) {
+                dispatchedEnded();
+            }
+        }
+    }
+
+    /** Runs a task on its own thread, registered so that its cancel(true) finds the thread. */
+    private void runDispatched(ScheduledTask<?> task) {
+        LeaderFollowerDelayQueue.Waiter me = new LeaderFollowerDelayQueue.Waiter(Thread.currentThread());
+        me.running = task;
+        waiters.add(me);
+        try {
+            runTask(task);
+        } finally {
+            waiters.remove(me);
+            dispatchedEnded();
+        }
+    }
+
+    private void dispatchedEnded() {
+        Semaphore limit = concurrency;
+        if (limit != null) {
+            limit.release();
+        }
+        if (dispatched.decrementAndGet() == 0 && runState >= SHUTDOWN) {
+            final ReentrantLock mainLock = this.mainLock;
+            mainLock.lock();
+            try {
+                tryTerminate();
+            } finally {
+                mainLock.unlock();
+            }
         }
     }
 
@@ -375,6 +474,9 @@ public final class WorkerPool {
             addWorker();
             return;
         }
+        if (dispatched.get() > 0) {
+            return; // the last task on a thread of its own calls again when it ends
+        }
         runState = TERMINATED;
         termination.signalAll();
     }
@@ -453,6 +555,11 @@ public final class WorkerPool {
         try {
             for (Thread worker : workers) {
                 worker.interrupt();
+            }
+            for (LeaderFollowerDelayQueue.Waiter w : waiters) {
+                if (w.running != null) {
+                    w.thread.interrupt(); // a task running on a thread of its own
+                }
             }
             tryTerminate();
         } finally {

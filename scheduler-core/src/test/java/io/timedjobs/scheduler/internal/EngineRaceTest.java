@@ -60,7 +60,9 @@ class EngineRaceTest {
                 ExecutionListener.none(),
                 true,
                 false,
-                false));
+                false,
+                null,
+                0));
         pools.add(pool);
         return pool;
     }
