@@ -269,8 +269,8 @@ public final class LeaderFollowerDelayQueue {
 
     /**
      * The wheel: slot {@code b & WHEEL_MASK} holds the tasks of absolute bucket {@code b}, for
-     * {@code flushedBucket < b < flushedBucket + WHEEL_SIZE}. Each task in it has heapIndex {@code
-     * -2 - (its index in the slot's array)}. Guarded by lock.
+     * {@code flushedBucket < b < flushedBucket + WHEEL_SIZE}. Each task in it has a wheel position, its index in the slot's array (see {@link
+     * QueuePosition}). Guarded by lock.
      */
     private final ScheduledTask<?>[][] wheel = new ScheduledTask<?>[WHEEL_SIZE][];
 
@@ -296,8 +296,7 @@ public final class LeaderFollowerDelayQueue {
      * A bucket's tasks are sorted once as they move, and then leave from the front in O(1), where
      * the heap would have paid a sift on the way in and another on the way out; the buckets move in
      * order, so appending keeps the run sorted. A cancelled task leaves a null; the slots at runHead
-     * and runTail - 1 are never null unless the run is empty. A task at position {@code p} has heapIndex {@code -2 -
-     * RUN_OFFSET - p}. Guarded by lock.
+     * and runTail - 1 are never null unless the run is empty. A task in it has a run position (see {@link QueuePosition}). Guarded by lock.
      */
     private ScheduledTask<?>[] run = new ScheduledTask<?>[INITIAL_CAPACITY];
 
@@ -307,22 +306,6 @@ public final class LeaderFollowerDelayQueue {
 
     /** Number of tasks in the run. Guarded by lock. */
     private int runCount;
-
-    /** Run positions are encoded below wheel indexes in heapIndex: see {@link #run}. */
-    private static final int RUN_OFFSET = 1 << 29;
-
-    /**
-     * Batch slots are encoded between wheel indexes and run positions: see {@link Batch}. Wheel
-     * indexes stay below BATCH_OFFSET.
-     */
-    private static final int BATCH_OFFSET = RUN_OFFSET - 64;
-
-    /**
-     * A task on a stripe has heapIndex {@code -2 - STAGED_OFFSET - p} for its position p in the
-     * stripe's chain of chunks, which is what lets its cancel find it there without the lock. Wheel
-     * indexes and run positions stay below RUN_OFFSET, staged positions below STAGED_OFFSET.
-     */
-    private static final int STAGED_OFFSET = 1 << 30;
 
     /** A run whose array grew beyond this is given a small one when it empties. */
     private static final int KEPT_RUN_CAPACITY = 1024;
@@ -380,8 +363,8 @@ public final class LeaderFollowerDelayQueue {
      * A run of due tasks in due order, claimed one at a time by advancing {@link #next} with a CAS.
      * Each slot is emptied exactly once, by whoever takes its task with an atomic swap or CAS: the
      * claimer that advanced past it, or a canceller of its task (then the claimer finds it empty
-     * and claims the next one). A batched task has heapIndex {@code -2 - BATCH_OFFSET - i} for its
-     * slot i.
+     * and claims the next one). A batched task has a batch position, its slot (see {@link
+     * QueuePosition}).
      */
     static final class Batch {
         final @Nullable ScheduledTask<?>[] tasks;
@@ -579,7 +562,7 @@ public final class LeaderFollowerDelayQueue {
             if (c != null) {
                 int i = (int) CLAIMED.getAndAdd(c, 1);
                 if (i < c.slots.length) {
-                    task.heapIndex = stagedIndex(c.base + i);
+                    task.heapIndex = QueuePosition.staged(c.base + i);
                     // A release store, written as fence and plain store: the array VarHandle's
                     // setRelease checks the element type on every call.
                     VarHandle.releaseFence();
@@ -591,18 +574,13 @@ public final class LeaderFollowerDelayQueue {
             Chunk next = c == null
                     ? new Chunk(null, 0, Chunk.FIRST)
                     : new Chunk(c, c.base + c.slots.length, Math.min(2 * c.slots.length, Chunk.LARGEST));
-            task.heapIndex = stagedIndex(next.base);
+            task.heapIndex = QueuePosition.staged(next.base);
             next.slots[0] = task;
             next.claimed = 1;
             if (STAGED.compareAndSet(stripe, c, next)) {
                 return next.base + 1;
             }
         }
-    }
-
-    /** Returns the heapIndex of a task at a position on a stripe; -1 when too deep to encode. */
-    private static int stagedIndex(int position) {
-        return position < Integer.MAX_VALUE - 1 - STAGED_OFFSET ? -2 - STAGED_OFFSET - position : -1;
     }
 
     /**
@@ -710,10 +688,10 @@ public final class LeaderFollowerDelayQueue {
      */
     public void remove(ScheduledTask<?> task) {
         int h = task.heapIndex;
-        if (h <= -2 - STAGED_OFFSET && unstage(task, -2 - STAGED_OFFSET - h)) {
+        if (QueuePosition.isStaged(h) && unstage(task, QueuePosition.stagedPosition(h))) {
             return; // the position is read once: a drain may change heapIndex at any moment
         }
-        if (isBatchIndex(h) && unbatch(task, h)) {
+        if (QueuePosition.inBatch(h) && unbatch(task, h)) {
             return;
         }
         if (tryLock()) {
@@ -739,17 +717,13 @@ public final class LeaderFollowerDelayQueue {
         drainNow(true);
     }
 
-    private static boolean isBatchIndex(int h) {
-        return h <= -2 - BATCH_OFFSET && h > -2 - RUN_OFFSET;
-    }
-
     /**
      * Takes a cancelled task out of the current batch, without the lock. A task of an earlier
      * batch was claimed already: its slot index then finds another task, or none, in this one.
      */
     private boolean unbatch(ScheduledTask<?> task, int h) {
         Batch b = ready;
-        return b != null && b.cancel(task, -2 - BATCH_OFFSET - h);
+        return b != null && b.cancel(task, QueuePosition.batchSlot(h));
     }
 
     /**
@@ -757,27 +731,27 @@ public final class LeaderFollowerDelayQueue {
      * without it, only a hint to be confirmed (see {@link #unstage}).
      */
     private static boolean isStaged(ScheduledTask<?> task) {
-        return task.heapIndex <= -2 - STAGED_OFFSET;
+        return QueuePosition.isStaged(task.heapIndex);
     }
 
     /** Removes a task from the heap, the wheel or the run; false if it is in none of them. */
     private boolean removeLocked(ScheduledTask<?> task) {
         int i = task.heapIndex;
-        if (i >= 0) {
+        if (QueuePosition.inHeap(i)) {
             if (i >= size || heap[i] != task) {
                 return false;
             }
             removeAt(i);
-        } else if (i <= -2 - STAGED_OFFSET) {
+        } else if (QueuePosition.isStaged(i)) {
             return false; // still on a stripe: drainStaged drops it
-        } else if (i <= -2 - RUN_OFFSET) {
-            if (!runRemove(task, -2 - RUN_OFFSET - i)) {
+        } else if (QueuePosition.inRun(i)) {
+            if (!runRemove(task, QueuePosition.runPosition(i))) {
                 return false;
             }
-        } else if (i <= -2 - BATCH_OFFSET) {
+        } else if (QueuePosition.inBatch(i)) {
             return unbatch(task, i); // nothing else to update: the batch is out of the queue
-        } else if (i <= -2) {
-            if (!wheelRemove(task, -2 - i)) {
+        } else if (QueuePosition.inWheel(i)) {
+            if (!wheelRemove(task, QueuePosition.wheelIndex(i))) {
                 return false;
             }
         } else {
@@ -882,7 +856,7 @@ public final class LeaderFollowerDelayQueue {
             if (t == CANCELLED_SLOT) {
                 continue;
             }
-            t.heapIndex = -1;
+            t.heapIndex = QueuePosition.NONE;
             if (t.isNew()) { // cancelled while staged: it never enters the queue
                 insert(t);
             }
@@ -897,7 +871,7 @@ public final class LeaderFollowerDelayQueue {
         long attention; // when a worker must look at this task: its due time, or its move time
         if (bucket <= flushedBucket
                 || bucket - flushedBucket >= WHEEL_SIZE
-                || bucketSize[(int) bucket & WHEEL_MASK] >= BATCH_OFFSET - 1) {
+                || bucketSize[(int) bucket & WHEEL_MASK] >= QueuePosition.MAX_WHEEL_INDEX) {
             heapInsert(task);
             attention = task.time;
         } else {
@@ -1145,7 +1119,7 @@ public final class LeaderFollowerDelayQueue {
         int n = 0;
         do {
             tasks[n] = poll(next);
-            next.heapIndex = -2 - BATCH_OFFSET - n;
+            next.heapIndex = QueuePosition.batch(n);
             n++;
             next = first();
         } while (n < MAX_BATCH && next != null && next.time - now <= 0L);
@@ -1486,7 +1460,7 @@ public final class LeaderFollowerDelayQueue {
             wheel[slot] = tasks = Arrays.copyOf(tasks, n + (n >> 1));
         }
         tasks[n] = task;
-        task.heapIndex = -2 - n;
+        task.heapIndex = QueuePosition.wheel(n);
         bucketSize[slot] = n + 1;
         if (n == 0) {
             occupied[slot >>> 6] |= 1L << slot;
@@ -1510,9 +1484,9 @@ public final class LeaderFollowerDelayQueue {
         tasks[last] = null;
         if (index != last) {
             tasks[index] = moved;
-            moved.heapIndex = -2 - index;
+            moved.heapIndex = QueuePosition.wheel(index);
         }
-        task.heapIndex = -1;
+        task.heapIndex = QueuePosition.NONE;
         bucketSize[slot] = last;
         wheelCount--;
         if (task.time == wheelEarliest) {
@@ -1544,7 +1518,7 @@ public final class LeaderFollowerDelayQueue {
         bucketSize[slot] = 0;
         wheelCount -= n;
         wheelEarliestKnown = false;
-        toHeap |= runCount + n >= RUN_OFFSET - 1; // run positions must stay encodable
+        toHeap |= runCount + n >= QueuePosition.MAX_RUN_POSITION; // run positions must stay encodable
         if (!toHeap) {
             sortBucket(tasks, n);
             toHeap = runTail > runHead && !ScheduledTask.isBefore(run[runTail - 1], tasks[0]);
@@ -1644,7 +1618,7 @@ public final class LeaderFollowerDelayQueue {
                 old[i] = null;
                 if (t != null) {
                     to[k] = t;
-                    t.heapIndex = -2 - RUN_OFFSET - k;
+                    t.heapIndex = QueuePosition.run(k);
                     k++;
                 }
             }
@@ -1658,7 +1632,7 @@ public final class LeaderFollowerDelayQueue {
             ScheduledTask<?> t = tasks[i];
             tasks[i] = null;
             run[k] = t;
-            t.heapIndex = -2 - RUN_OFFSET - k;
+            t.heapIndex = QueuePosition.run(k);
         }
         runTail = k;
         runCount += n;
@@ -1670,7 +1644,7 @@ public final class LeaderFollowerDelayQueue {
             return false;
         }
         run[i] = null;
-        task.heapIndex = -1;
+        task.heapIndex = QueuePosition.NONE;
         int left = --runCount;
         if (left == 0) {
             runHead = runTail = 0;
@@ -1735,7 +1709,7 @@ public final class LeaderFollowerDelayQueue {
 
     private void removeAt(int i) {
         ScheduledTask<?>[] heap = this.heap;
-        heap[i].heapIndex = -1;
+        heap[i].heapIndex = QueuePosition.NONE;
         int last = size - 1;
         size = last;
         ScheduledTask<?> moved = heap[last];
