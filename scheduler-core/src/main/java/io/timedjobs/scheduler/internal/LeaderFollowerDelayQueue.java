@@ -121,11 +121,8 @@ public final class LeaderFollowerDelayQueue {
      */
     private final boolean timedWaits;
 
-    /** The heap. Slots at index {@code size} and above are always null. Guarded by lock. */
-    private ScheduledTask<?>[] heap = new ScheduledTask<?>[INITIAL_CAPACITY];
-
-    /** Number of tasks in the heap. Guarded by lock: size() reads it under the lock too. */
-    private int size;
+    /** Tasks due soon, and those beyond the wheel's reach. Guarded by lock. */
+    private final TaskHeap heap = new TaskHeap();
 
     /**
      * Where producers and cancellers leave their tasks and removals without the lock: a chain of
@@ -439,7 +436,7 @@ public final class LeaderFollowerDelayQueue {
 
     /** Publishes the figures of the heap, the wheel and the run; called right before the lock is released. */
     private void publishFigures() {
-        HELD_COUNT.setRelease(this, size + wheelCount + runCount);
+        HELD_COUNT.setRelease(this, heap.size() + wheelCount + runCount);
         ScheduledTask<?> first = first();
         long earliest = first != null ? first.time : 0L;
         if (wheelCount > 0) {
@@ -738,10 +735,9 @@ public final class LeaderFollowerDelayQueue {
     private boolean removeLocked(ScheduledTask<?> task) {
         int i = task.heapIndex;
         if (QueuePosition.inHeap(i)) {
-            if (i >= size || heap[i] != task) {
+            if (!heap.remove(task)) {
                 return false;
             }
-            removeAt(i);
         } else if (QueuePosition.isStaged(i)) {
             return false; // still on a stripe: drainStaged drops it
         } else if (QueuePosition.inRun(i)) {
@@ -872,7 +868,7 @@ public final class LeaderFollowerDelayQueue {
         if (bucket <= flushedBucket
                 || bucket - flushedBucket >= WHEEL_SIZE
                 || bucketSize[(int) bucket & WHEEL_MASK] >= QueuePosition.MAX_WHEEL_INDEX) {
-            heapInsert(task);
+            heap.add(task);
             attention = task.time;
         } else {
             wheelInsert(task, bucket);
@@ -889,15 +885,6 @@ public final class LeaderFollowerDelayQueue {
             wakeFollower(); // nobody is waiting for anything yet
         }
         // Otherwise a worker is already on its way back into take() and will see the task.
-    }
-
-    private void heapInsert(ScheduledTask<?> task) {
-        int i = size;
-        if (i >= heap.length) {
-            grow();
-        }
-        size = i + 1;
-        siftUp(i, task);
     }
 
     /**
@@ -1152,7 +1139,7 @@ public final class LeaderFollowerDelayQueue {
 
     /** Returns the task due first, from the heap or the run; null when both are empty. Under lock. */
     private @Nullable ScheduledTask<?> first() {
-        ScheduledTask<?> h = heap[0];
+        ScheduledTask<?> h = heap.peek();
         ScheduledTask<?> r = runHead < runTail ? run[runHead] : null;
         if (r == null) {
             return h;
@@ -1163,7 +1150,7 @@ public final class LeaderFollowerDelayQueue {
     /** Removes the task that {@link #first()} returned. Called under lock. */
     private ScheduledTask<?> poll(ScheduledTask<?> first) {
         if (first.heapIndex == 0) {
-            removeAt(0);
+            heap.removeAt(0);
         } else {
             runRemove(first, runHead);
         }
@@ -1248,14 +1235,14 @@ public final class LeaderFollowerDelayQueue {
             if (!keepDelayed || !keepRepeating) {
                 long now = ticker.read();
                 // Walk backwards: removing index i only moves elements from the end into slot i.
-                for (int i = size - 1; i >= 0; i--) {
-                    if (i >= size) {
+                for (int i = heap.size() - 1; i >= 0; i--) {
+                    if (i >= heap.size()) {
                         continue;
                     }
-                    ScheduledTask<?> t = heap[i];
+                    ScheduledTask<?> t = heap.get(i);
                     boolean drop = t.isPeriodic() ? !keepRepeating : !keepDelayed && t.time - now > 0;
                     if (drop) {
-                        removeAt(i);
+                        heap.removeAt(i);
                         removed.add(t);
                     }
                 }
@@ -1278,13 +1265,13 @@ public final class LeaderFollowerDelayQueue {
             drainPending();
             flushWheel();
             List<ScheduledTask<?>> removed = new ArrayList<>();
-            for (int i = size - 1; i >= 0; i--) {
-                if (i >= size) {
+            for (int i = heap.size() - 1; i >= 0; i--) {
+                if (i >= heap.size()) {
                     continue;
                 }
-                ScheduledTask<?> t = heap[i];
+                ScheduledTask<?> t = heap.get(i);
                 if (t.time - deadline > 0) {
-                    removeAt(i);
+                    heap.removeAt(i);
                     removed.add(t);
                 }
             }
@@ -1309,13 +1296,13 @@ public final class LeaderFollowerDelayQueue {
             drainPending();
             flushWheel();
             stopped = true;
-            List<ScheduledTask<?>> drained = new ArrayList<>(size);
+            List<ScheduledTask<?>> drained = new ArrayList<>(heap.size());
             for (ScheduledTask<?> t; (t = claimReady()) != null; ) {
                 drained.add(t); // due before anything in the heap
             }
             ready = null;
-            while (size > 0) {
-                drained.add(poll(heap[0]));
+            for (ScheduledTask<?> t; (t = heap.peek()) != null; ) {
+                drained.add(poll(t));
             }
             wakeAll();
             return drained;
@@ -1437,7 +1424,7 @@ public final class LeaderFollowerDelayQueue {
     }
 
     private boolean isEmpty() {
-        return size == 0 && wheelCount == 0 && runCount == 0;
+        return heap.size() == 0 && wheelCount == 0 && runCount == 0;
     }
 
     /** Returns the absolute wheel bucket of a ticker time; differences keep it right across wrap-around. */
@@ -1527,7 +1514,7 @@ public final class LeaderFollowerDelayQueue {
             for (int i = 0; i < n; i++) {
                 ScheduledTask<?> t = tasks[i];
                 tasks[i] = null;
-                heapInsert(t);
+                heap.add(t);
             }
         } else {
             appendToRun(tasks, n);
@@ -1596,7 +1583,7 @@ public final class LeaderFollowerDelayQueue {
         while (runCount > 0) {
             ScheduledTask<?> t = run[runHead];
             runRemove(t, runHead);
-            heapInsert(t);
+            heap.add(t);
         }
     }
 
@@ -1702,71 +1689,6 @@ public final class LeaderFollowerDelayQueue {
             bits = occupied[word];
         }
         throw new IllegalStateException("wheelCount is " + wheelCount + " but no bucket is occupied");
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // Heap maintenance; all under lock.
-
-    private void removeAt(int i) {
-        ScheduledTask<?>[] heap = this.heap;
-        heap[i].heapIndex = QueuePosition.NONE;
-        int last = size - 1;
-        size = last;
-        ScheduledTask<?> moved = heap[last];
-        heap[last] = null;
-        if (i != last) {
-            siftDown(i, moved);
-            if (heap[i] == moved) {
-                siftUp(i, moved);
-            }
-        }
-    }
-
-    private void siftUp(int k, ScheduledTask<?> task) {
-        ScheduledTask<?>[] heap = this.heap;
-        while (k > 0) {
-            int parent = (k - 1) >>> 1;
-            ScheduledTask<?> p = heap[parent];
-            if (!ScheduledTask.isBefore(task, p)) {
-                break;
-            }
-            heap[k] = p;
-            p.heapIndex = k;
-            k = parent;
-        }
-        heap[k] = task;
-        task.heapIndex = k;
-    }
-
-    private void siftDown(int k, ScheduledTask<?> task) {
-        ScheduledTask<?>[] heap = this.heap;
-        int n = size;
-        int half = n >>> 1;
-        while (k < half) {
-            int child = (k << 1) + 1;
-            ScheduledTask<?> c = heap[child];
-            int right = child + 1;
-            if (right < n && ScheduledTask.isBefore(heap[right], c)) {
-                c = heap[child = right];
-            }
-            if (!ScheduledTask.isBefore(c, task)) {
-                break;
-            }
-            heap[k] = c;
-            c.heapIndex = k;
-            k = child;
-        }
-        heap[k] = task;
-        task.heapIndex = k;
-    }
-
-    private void grow() {
-        int oldCapacity = heap.length;
-        int newCapacity = oldCapacity + (oldCapacity >> 1);
-        if (newCapacity < 0) {
-            throw new OutOfMemoryError("Too many scheduled tasks");
-        }
-        heap = Arrays.copyOf(heap, newCapacity);
     }
 
     @Override
