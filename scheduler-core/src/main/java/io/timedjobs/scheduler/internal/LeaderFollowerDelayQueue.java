@@ -87,8 +87,6 @@ public final class LeaderFollowerDelayQueue {
      *    workers learn to exit.
      */
 
-    private static final int INITIAL_CAPACITY = 16;
-
     /** Each wheel bucket spans 2^WHEEL_SHIFT nanoseconds (about 268 ms). */
     private static final int WHEEL_SHIFT = 28;
 
@@ -288,24 +286,8 @@ public final class LeaderFollowerDelayQueue {
 
     private boolean wheelEarliestKnown;
 
-    /**
-     * The run: tasks moved out of the wheel, sorted in due order, in {@code run[runHead..runTail)}.
-     * A bucket's tasks are sorted once as they move, and then leave from the front in O(1), where
-     * the heap would have paid a sift on the way in and another on the way out; the buckets move in
-     * order, so appending keeps the run sorted. A cancelled task leaves a null; the slots at runHead
-     * and runTail - 1 are never null unless the run is empty. A task in it has a run position (see {@link QueuePosition}). Guarded by lock.
-     */
-    private ScheduledTask<?>[] run = new ScheduledTask<?>[INITIAL_CAPACITY];
-
-    private int runHead;
-
-    private int runTail;
-
-    /** Number of tasks in the run. Guarded by lock. */
-    private int runCount;
-
-    /** A run whose array grew beyond this is given a small one when it empties. */
-    private static final int KEPT_RUN_CAPACITY = 1024;
+    /** Tasks moved out of the wheel, in due order. Guarded by lock. */
+    private final SortedRun run = new SortedRun();
 
     /** The queue's order, for sorting a bucket. */
     private static final Comparator<ScheduledTask<?>> DUE_ORDER =
@@ -436,7 +418,7 @@ public final class LeaderFollowerDelayQueue {
 
     /** Publishes the figures of the heap, the wheel and the run; called right before the lock is released. */
     private void publishFigures() {
-        HELD_COUNT.setRelease(this, heap.size() + wheelCount + runCount);
+        HELD_COUNT.setRelease(this, heap.size() + wheelCount + run.size());
         ScheduledTask<?> first = first();
         long earliest = first != null ? first.time : 0L;
         if (wheelCount > 0) {
@@ -741,7 +723,7 @@ public final class LeaderFollowerDelayQueue {
         } else if (QueuePosition.isStaged(i)) {
             return false; // still on a stripe: drainStaged drops it
         } else if (QueuePosition.inRun(i)) {
-            if (!runRemove(task, QueuePosition.runPosition(i))) {
+            if (!run.remove(task)) {
                 return false;
             }
         } else if (QueuePosition.inBatch(i)) {
@@ -1140,7 +1122,7 @@ public final class LeaderFollowerDelayQueue {
     /** Returns the task due first, from the heap or the run; null when both are empty. Under lock. */
     private @Nullable ScheduledTask<?> first() {
         ScheduledTask<?> h = heap.peek();
-        ScheduledTask<?> r = runHead < runTail ? run[runHead] : null;
+        ScheduledTask<?> r = run.first();
         if (r == null) {
             return h;
         }
@@ -1152,7 +1134,7 @@ public final class LeaderFollowerDelayQueue {
         if (first.heapIndex == 0) {
             heap.removeAt(0);
         } else {
-            runRemove(first, runHead);
+            run.poll();
         }
         return first;
     }
@@ -1424,7 +1406,7 @@ public final class LeaderFollowerDelayQueue {
     }
 
     private boolean isEmpty() {
-        return heap.size() == 0 && wheelCount == 0 && runCount == 0;
+        return heap.size() == 0 && wheelCount == 0 && run.size() == 0;
     }
 
     /** Returns the absolute wheel bucket of a ticker time; differences keep it right across wrap-around. */
@@ -1505,10 +1487,11 @@ public final class LeaderFollowerDelayQueue {
         bucketSize[slot] = 0;
         wheelCount -= n;
         wheelEarliestKnown = false;
-        toHeap |= runCount + n >= QueuePosition.MAX_RUN_POSITION; // run positions must stay encodable
+        toHeap |= run.size() + n >= QueuePosition.MAX_RUN_POSITION; // run positions must stay encodable
         if (!toHeap) {
             sortBucket(tasks, n);
-            toHeap = runTail > runHead && !ScheduledTask.isBefore(run[runTail - 1], tasks[0]);
+            ScheduledTask<?> last = run.last();
+            toHeap = last != null && !ScheduledTask.isBefore(last, tasks[0]);
         }
         if (toHeap) {
             for (int i = 0; i < n; i++) {
@@ -1517,7 +1500,7 @@ public final class LeaderFollowerDelayQueue {
                 heap.add(t);
             }
         } else {
-            appendToRun(tasks, n);
+            run.append(tasks, n);
         }
         emptied(slot, tasks);
     }
@@ -1580,80 +1563,9 @@ public final class LeaderFollowerDelayQueue {
         for (int slot = 0; slot < WHEEL_SIZE && wheelCount > 0; slot++) {
             flushSlot(slot, true);
         }
-        while (runCount > 0) {
-            ScheduledTask<?> t = run[runHead];
-            runRemove(t, runHead);
-            heap.add(t);
+        while (run.size() > 0) {
+            heap.add(run.poll());
         }
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // Run maintenance; all under lock.
-
-    /** Appends n tasks, sorted and all due after the run's last one, and clears them from the array. */
-    private void appendToRun(ScheduledTask<?>[] tasks, int n) {
-        int live = runTail - runHead;
-        if (runTail + n > run.length) {
-            // Compact what is left to the front, into a larger array if need be; tombstones go.
-            ScheduledTask<?>[] old = run;
-            ScheduledTask<?>[] to = live + n <= old.length
-                    ? old
-                    : new ScheduledTask<?>[Math.max(live + n, old.length + (old.length >> 1))];
-            int k = 0;
-            for (int i = runHead; i < runTail; i++) {
-                ScheduledTask<?> t = old[i];
-                old[i] = null;
-                if (t != null) {
-                    to[k] = t;
-                    t.heapIndex = QueuePosition.run(k);
-                    k++;
-                }
-            }
-            run = to;
-            runHead = 0;
-            runTail = k;
-        }
-        ScheduledTask<?>[] run = this.run;
-        int k = runTail;
-        for (int i = 0; i < n; i++, k++) {
-            ScheduledTask<?> t = tasks[i];
-            tasks[i] = null;
-            run[k] = t;
-            t.heapIndex = QueuePosition.run(k);
-        }
-        runTail = k;
-        runCount += n;
-    }
-
-    /** Removes the task at position i of the run, leaving a gap; false if it is not there. */
-    private boolean runRemove(ScheduledTask<?> task, int i) {
-        if (i < runHead || i >= runTail || run[i] != task) {
-            return false;
-        }
-        run[i] = null;
-        task.heapIndex = QueuePosition.NONE;
-        int left = --runCount;
-        if (left == 0) {
-            runHead = runTail = 0;
-            if (run.length > KEPT_RUN_CAPACITY) {
-                this.run = new ScheduledTask<?>[INITIAL_CAPACITY];
-            }
-        } else if (i == runHead) {
-            // Keep the head on a task: skip the gaps that cancelled tasks left behind it.
-            int h = i + 1;
-            while (run[h] == null) {
-                h++;
-            }
-            runHead = h;
-        } else if (i == runTail - 1) {
-            // Keep the tail on a task too, for appendToRun's order check.
-            int t = i;
-            while (run[t - 1] == null) {
-                t--;
-            }
-            runTail = t;
-        }
-        return true;
     }
 
     /** Returns the earliest due time in the wheel. Called only with wheelCount > 0. */
