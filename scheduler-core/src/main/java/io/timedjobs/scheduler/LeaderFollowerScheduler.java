@@ -45,7 +45,9 @@ import org.jspecify.annotations.Nullable;
  *       before their wall-clock instant.
  *   <li>Failures that no future reports go to a {@link TaskErrorHandler} instead of vanishing,
  *       and every execution is reported to an {@link ExecutionListener}, with its lateness.
- *   <li>Workers start with the first submission; while no task is due, no worker wakes up.
+ *   <li>One worker starts with the scheduler, parked, so that the first task does not wait for a
+ *       thread to start; the others start with the first submission. While no task is due, no
+ *       worker wakes up.
  * </ul>
  *
  * <p><b>NOTE:</b> a delay longer than about 146 years is cut to that; such a task stays pending
@@ -261,7 +263,7 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         return pool.activeCount();
     }
 
-    /** Returns the number of live worker threads; 0 before the first submission. */
+    /** Returns the number of live worker threads; 1 before the first submission. */
     public int getPoolSize() {
         return pool.poolSize();
     }
@@ -326,6 +328,7 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         private String threadNamePrefix = "timed-jobs-";
         private boolean daemon;
         private boolean virtualThreads;
+        private int concurrencyLimit;
         private Ticker ticker = Ticker.system();
         private @Nullable Clock clock;
         private MisfirePolicy misfirePolicy = MisfirePolicy.CATCH_UP;
@@ -372,12 +375,29 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         }
 
         /**
-         * Sets whether the workers are virtual threads, named with the prefix; default false.
-         * Needs JDK 21 or later: {@link #build()} fails with {@link IllegalStateException} on an
-         * older JVM. A task that blocks then frees its carrier thread.
+         * Sets whether every due task starts at once on a virtual thread of its own, named with the
+         * prefix; default false. The workers (virtual threads too, unless a thread factory is set)
+         * then only wait for tasks to come due, so a slow task holds back no other task due at the
+         * same time, however small the pool. Needs JDK 21 or later: {@link #build()} fails with
+         * {@link IllegalStateException} on an older JVM.
          */
         public Builder virtualThreads(boolean virtualThreads) {
             this.virtualThreads = virtualThreads;
+            return this;
+        }
+
+        /**
+         * With {@linkplain #virtualThreads virtual threads}, sets the most tasks running at once;
+         * a due task beyond it starts when a running one ends. Default: no limit. Without virtual
+         * threads the pool size is the limit, and {@link #build()} refuses this setting.
+         *
+         * @throws IllegalArgumentException if {@code limit} is less than 1
+         */
+        public Builder concurrencyLimit(int limit) {
+            if (limit < 1) {
+                throw new IllegalArgumentException("concurrencyLimit must be at least 1, was " + limit);
+            }
+            this.concurrencyLimit = limit;
             return this;
         }
 
@@ -450,17 +470,21 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         }
 
         /**
-         * Builds the scheduler. Its workers start with the first submitted task.
+         * Builds the scheduler and starts one worker, which waits parked for the first task; the
+         * other workers start with the first submitted task.
          *
          * @throws IllegalStateException if virtual threads were asked for on a JVM without them
          */
         public LeaderFollowerScheduler build() {
+            if (concurrencyLimit > 0 && !virtualThreads) {
+                throw new IllegalStateException(
+                        "concurrencyLimit applies to virtual threads only; without them the pool size is the limit");
+            }
             int number = SCHEDULER_NUMBER.incrementAndGet();
+            ThreadFactory taskThreads = virtualThreads ? virtualThreadFactory(threadNamePrefix) : null;
             ThreadFactory factory = threadFactory;
             if (factory == null) {
-                factory = virtualThreads
-                        ? virtualThreadFactory(threadNamePrefix)
-                        : new NamedThreadFactory(threadNamePrefix, daemon);
+                factory = taskThreads != null ? taskThreads : new NamedThreadFactory(threadNamePrefix, daemon);
             }
             boolean manual = ticker instanceof ManualTicker;
             Clock wallClock = clock != null ? clock : manual ? ((ManualTicker) ticker).clock() : Clock.systemUTC();
@@ -476,10 +500,13 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
                     executionListener,
                     executeExistingDelayedTasksAfterShutdown,
                     continueExistingPeriodicTasksAfterShutdown,
-                    keepRepeatingAfterFailure));
+                    keepRepeatingAfterFailure,
+                    taskThreads,
+                    concurrencyLimit));
             if (manual) {
                 ((ManualTicker) ticker).onAdvance(pool.timeAdvancedCallback());
             }
+            pool.prestartWorker();
             return new LeaderFollowerScheduler(pool);
         }
 

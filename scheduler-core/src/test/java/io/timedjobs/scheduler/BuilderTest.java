@@ -100,6 +100,97 @@ class BuilderTest {
                 .isTrue();
     }
 
+    /**
+     * With virtual threads, six slow tasks due together all start at once on threads of their own,
+     * though the pool has two workers; termination waits for them.
+     */
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void shouldStartEveryDueTaskAtOnceOnVirtualThreads() throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        LeaderFollowerScheduler scheduler = LeaderFollowerScheduler.builder()
+                .poolSize(2)
+                .virtualThreads(true)
+                .ticker(ticker)
+                .build();
+        java.util.concurrent.CountDownLatch allStarted = new java.util.concurrent.CountDownLatch(6);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.Set<Thread> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        for (int i = 0; i < 6; i++) {
+            scheduler.schedule(
+                    () -> {
+                        threads.add(Thread.currentThread());
+                        allStarted.countDown();
+                        ScheduledExecutorContractTest.awaitQuietly(release);
+                    },
+                    10,
+                    TimeUnit.MILLISECONDS);
+        }
+        ticker.advance(10, TimeUnit.MILLISECONDS);
+        assertThat(allStarted.await(TestDelays.LONG.toMillis(), MILLISECONDS)).isTrue();
+        assertThat(threads).hasSize(6);
+        for (Thread thread : threads) {
+            assertThat((Boolean) Thread.class.getMethod("isVirtual").invoke(thread))
+                    .isTrue();
+        }
+        assertThat(scheduler.getActiveCount()).isEqualTo(6);
+        scheduler.shutdown();
+        assertThat(scheduler.awaitTermination(TestDelays.SMALL_WINDOW.toMillis(), MILLISECONDS))
+                .as("six tasks still run")
+                .isFalse();
+        release.countDown();
+        assertThat(scheduler.awaitTermination(TestDelays.LONG.toMillis(), MILLISECONDS))
+                .isTrue();
+    }
+
+    /** With virtual threads and a concurrency limit, tasks beyond it start as running ones end. */
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void shouldHoldTasksBeyondConcurrencyLimit() throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        LeaderFollowerScheduler scheduler = LeaderFollowerScheduler.builder()
+                .poolSize(2)
+                .virtualThreads(true)
+                .concurrencyLimit(3)
+                .ticker(ticker)
+                .build();
+        java.util.concurrent.Semaphore started = new java.util.concurrent.Semaphore(0);
+        java.util.concurrent.Semaphore finish = new java.util.concurrent.Semaphore(0);
+        for (int i = 0; i < 5; i++) {
+            scheduler.schedule(
+                    () -> {
+                        started.release();
+                        finish.acquireUninterruptibly();
+                    },
+                    10,
+                    TimeUnit.MILLISECONDS);
+        }
+        ticker.advance(10, TimeUnit.MILLISECONDS);
+        assertThat(started.tryAcquire(3, TestDelays.LONG.toMillis(), MILLISECONDS))
+                .isTrue();
+        assertThat(started.tryAcquire(TestDelays.SMALL_WINDOW.toMillis(), MILLISECONDS))
+                .as("a fourth task beyond the limit")
+                .isFalse();
+        finish.release(2);
+        assertThat(started.tryAcquire(2, TestDelays.LONG.toMillis(), MILLISECONDS))
+                .isTrue();
+        finish.release(3);
+        scheduler.shutdown();
+        assertThat(scheduler.awaitTermination(TestDelays.LONG.toMillis(), MILLISECONDS))
+                .isTrue();
+    }
+
+    /** A concurrency limit without virtual threads is refused at build time, not ignored. */
+    @Test
+    void shouldRefuseConcurrencyLimitWithoutVirtualThreads() {
+        assertThatThrownBy(() ->
+                        LeaderFollowerScheduler.builder().concurrencyLimit(4).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("virtual threads");
+        assertThatThrownBy(() -> LeaderFollowerScheduler.builder().concurrencyLimit(0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     /** close() shuts down and waits for the remaining tasks, for try-with-resources. */
     @Test
     void shouldRunRemainingTasksOnClose() {

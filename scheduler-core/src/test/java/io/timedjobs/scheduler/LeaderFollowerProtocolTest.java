@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -46,6 +47,41 @@ class LeaderFollowerProtocolTest {
                     .filteredOn(t -> t.getState() == Thread.State.WAITING)
                     .hasSize(7);
         });
+    }
+
+    /**
+     * One worker starts parked with the scheduler, untimed, and runs the first task without
+     * waiting for any other thread to start: here the others cannot start until it ran.
+     */
+    @Test
+    void shouldRunFirstTaskOnWorkerStartedWithScheduler() throws InterruptedException {
+        CountDownLatch firstRan = new CountDownLatch(1);
+        List<Thread> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.ThreadFactory threads = r -> {
+            if (!made.isEmpty()) {
+                ScheduledExecutorContractTest.awaitQuietly(firstRan);
+            }
+            Thread t = new Thread(r, "early-" + made.size());
+            t.setDaemon(true);
+            made.add(t);
+            return t;
+        };
+        scheduler = LeaderFollowerScheduler.builder()
+                .poolSize(3)
+                .threadFactory(threads)
+                .build();
+        assertThat(made).hasSize(1);
+        assertThat(scheduler.getPoolSize()).isOne();
+        await().atMost(TestDelays.LONG).until(() -> made.get(0).getState() == Thread.State.WAITING);
+
+        java.util.concurrent.atomic.AtomicReference<Thread> ranOn = new java.util.concurrent.atomic.AtomicReference<>();
+        scheduler.execute(() -> {
+            ranOn.set(Thread.currentThread());
+            firstRan.countDown();
+        });
+        assertThat(firstRan.await(TestDelays.LONG.toMillis(), MILLISECONDS)).isTrue();
+        assertThat(ranOn.get()).isSameAs(made.get(0));
+        await().atMost(TestDelays.LONG).until(() -> scheduler.getPoolSize() == 3);
     }
 
     /** With nothing queued, no worker waits timed: an idle scheduler never wakes up. */

@@ -87,8 +87,6 @@ public final class LeaderFollowerDelayQueue {
      *    workers learn to exit.
      */
 
-    private static final int INITIAL_CAPACITY = 16;
-
     /** Each wheel bucket spans 2^WHEEL_SHIFT nanoseconds (about 268 ms). */
     private static final int WHEEL_SHIFT = 28;
 
@@ -106,6 +104,11 @@ public final class LeaderFollowerDelayQueue {
     /** What a cancelled task leaves in its stripe's slot, so that the slot no longer holds it. */
     private static final ScheduledTask<?> CANCELLED_SLOT = new ScheduledTask<>(null, "cancelled", 0L);
 
+    /**
+     * Guards the heap, the wheel, the run, the waiters and the plan. Lock order: the pool's
+     * mainLock first, then this one, never the other way round: nothing done under this lock takes
+     * mainLock (or calls a task's code, or a listener).
+     */
     private final ReentrantLock lock = new ReentrantLock();
 
     private final Ticker ticker;
@@ -116,11 +119,8 @@ public final class LeaderFollowerDelayQueue {
      */
     private final boolean timedWaits;
 
-    /** The heap. Slots at index {@code size} and above are always null. Guarded by lock. */
-    private ScheduledTask<?>[] heap = new ScheduledTask<?>[INITIAL_CAPACITY];
-
-    /** Number of tasks in the heap. Guarded by lock: size() reads it under the lock too. */
-    private int size;
+    /** Tasks due soon, and those beyond the wheel's reach. Guarded by lock. */
+    private final TaskHeap heap = new TaskHeap();
 
     /**
      * Where producers and cancellers leave their tasks and removals without the lock: a chain of
@@ -264,8 +264,8 @@ public final class LeaderFollowerDelayQueue {
 
     /**
      * The wheel: slot {@code b & WHEEL_MASK} holds the tasks of absolute bucket {@code b}, for
-     * {@code flushedBucket < b < flushedBucket + WHEEL_SIZE}. Each task in it has heapIndex {@code
-     * -2 - (its index in the slot's array)}. Guarded by lock.
+     * {@code flushedBucket < b < flushedBucket + WHEEL_SIZE}. Each task in it has a wheel position, its index in the slot's array (see {@link
+     * QueuePosition}). Guarded by lock.
      */
     private final ScheduledTask<?>[][] wheel = new ScheduledTask<?>[WHEEL_SIZE][];
 
@@ -278,34 +278,16 @@ public final class LeaderFollowerDelayQueue {
     private int wheelCount;
 
     /**
-     * The run: tasks moved out of the wheel, sorted in due order, in {@code run[runHead..runTail)}.
-     * A bucket's tasks are sorted once as they move, and then leave from the front in O(1), where
-     * the heap would have paid a sift on the way in and another on the way out; the buckets move in
-     * order, so appending keeps the run sorted. A cancelled task leaves a null; the slots at runHead
-     * and runTail - 1 are never null unless the run is empty. A task at position {@code p} has heapIndex {@code -2 -
-     * RUN_OFFSET - p}. Guarded by lock.
+     * The earliest due time in the wheel, for the lateness figure, while {@link
+     * #wheelEarliestKnown}. Kept on insert; forgotten when a bucket moves or the task that had it
+     * leaves, and then found again by scanning the first occupied bucket. Guarded by lock.
      */
-    private ScheduledTask<?>[] run = new ScheduledTask<?>[INITIAL_CAPACITY];
+    private long wheelEarliest;
 
-    private int runHead;
+    private boolean wheelEarliestKnown;
 
-    private int runTail;
-
-    /** Number of tasks in the run. Guarded by lock. */
-    private int runCount;
-
-    /** Run positions are encoded below wheel indexes in heapIndex: see {@link #run}. */
-    private static final int RUN_OFFSET = 1 << 29;
-
-    /**
-     * A task on a stripe has heapIndex {@code -2 - STAGED_OFFSET - p} for its position p in the
-     * stripe's chain of chunks, which is what lets its cancel find it there without the lock. Wheel
-     * indexes and run positions stay below RUN_OFFSET, staged positions below STAGED_OFFSET.
-     */
-    private static final int STAGED_OFFSET = 1 << 30;
-
-    /** A run whose array grew beyond this is given a small one when it empties. */
-    private static final int KEPT_RUN_CAPACITY = 1024;
+    /** Tasks moved out of the wheel, in due order. Guarded by lock. */
+    private final SortedRun run = new SortedRun();
 
     /** The queue's order, for sorting a bucket. */
     private static final Comparator<ScheduledTask<?>> DUE_ORDER =
@@ -358,12 +340,22 @@ public final class LeaderFollowerDelayQueue {
 
     /**
      * A run of due tasks in due order, claimed one at a time by advancing {@link #next} with a CAS.
-     * A claimed slot is cleared by its claimer.
+     * Each slot is emptied exactly once, by whoever takes its task with an atomic swap or CAS: the
+     * claimer that advanced past it, or a canceller of its task (then the claimer finds it empty
+     * and claims the next one). A batched task has a batch position, its slot (see {@link
+     * QueuePosition}).
      */
     static final class Batch {
         final @Nullable ScheduledTask<?>[] tasks;
         final int count;
         volatile int next;
+
+        /**
+         * Slots emptied by a cancel that no claimer has passed yet: so that {@link #remaining} no
+         * longer counts a cancelled task. Incremented by the canceller, decremented by the claimer
+         * that finds the slot empty; between the two a reading may be one low.
+         */
+        volatile int cancelled;
 
         Batch(ScheduledTask<?>[] tasks, int count) {
             this.tasks = tasks;
@@ -371,18 +363,72 @@ public final class LeaderFollowerDelayQueue {
         }
 
         int remaining() {
-            return Math.max(0, count - next);
+            return Math.max(0, count - next - cancelled);
+        }
+
+        /** Takes a cancelled task out of its slot; false if a claimer took it first. */
+        boolean cancel(ScheduledTask<?> task, int slot) {
+            if (slot < count && SLOTS.compareAndSet(tasks, slot, task, null)) {
+                CANCELLED_SLOTS.getAndAdd(this, 1);
+                return true;
+            }
+            return false;
         }
 
         static final VarHandle NEXT;
+        static final VarHandle CANCELLED_SLOTS;
 
         static {
             try {
                 NEXT = MethodHandles.lookup().findVarHandle(Batch.class, "next", int.class);
+                CANCELLED_SLOTS = MethodHandles.lookup().findVarHandle(Batch.class, "cancelled", int.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
         }
+    }
+
+    /*
+     * Figures for meters, read without the lock (contract 10). The lock holder moves tasks between
+     * places that size() adds up (a stripe, the heap, the wheel, the run, the batch), so a reader
+     * could catch a task in none of them. The figures are therefore guarded like a sequence lock:
+     * each holder makes figuresVersion odd when it takes the lock, and publishes heldCount and
+     * heldEarliest and makes it even again when it lets go; a reader retries while the version is
+     * odd or changed under it, and after a bounded number of tries takes what it read. All three
+     * are written only under the lock, with release stores (plain stores on x86).
+     */
+
+    /** Odd while the lock is held; see above. */
+    private volatile int figuresVersion;
+
+    /** Tasks in the heap, the wheel and the run when the lock was last released. */
+    private volatile int heldCount;
+
+    /** When the earliest of those tasks is due, when heldCount is not 0. */
+    private volatile long heldEarliest;
+
+    /** How many times a reader of the figures retries before it takes what it read. */
+    private static final int FIGURES_ATTEMPTS = 1_000;
+
+    /** Marks the figures as moving; called right after the lock was taken. */
+    private void figuresMoving() {
+        FIGURES_VERSION.setRelease(this, figuresVersion + 1);
+        VarHandle.storeStoreFence(); // the odd version is visible before any move it covers
+    }
+
+    /** Publishes the figures of the heap, the wheel and the run; called right before the lock is released. */
+    private void publishFigures() {
+        HELD_COUNT.setRelease(this, heap.size() + wheelCount + run.size());
+        ScheduledTask<?> first = first();
+        long earliest = first != null ? first.time : 0L;
+        if (wheelCount > 0) {
+            long inWheel = wheelEarliest();
+            if (first == null || inWheel - earliest < 0) {
+                earliest = inWheel;
+            }
+        }
+        HELD_EARLIEST.setRelease(this, earliest);
+        FIGURES_VERSION.setRelease(this, figuresVersion + 1); // after the figures: release
     }
 
     /** Whether take() returns null at once, even with tasks left (shutdownNow). Guarded by lock. */
@@ -447,7 +493,7 @@ public final class LeaderFollowerDelayQueue {
     public boolean offer(ScheduledTask<?> task) {
         final ReentrantLock lock = this.lock;
         long attention = moveTime(bucketOf(task.time));
-        if (mustDrainNow(attention) && !lock.isLocked() && lock.tryLock()) {
+        if (mustDrainNow(attention) && tryLock()) {
             // Needs attention before the leader's plan ends, and the lock is free: insert it
             // directly. While that plan is in force, the stripes may keep their tasks: each was
             // left there because it needs no attention before the plan ends, so it is due after
@@ -495,7 +541,7 @@ public final class LeaderFollowerDelayQueue {
             if (c != null) {
                 int i = (int) CLAIMED.getAndAdd(c, 1);
                 if (i < c.slots.length) {
-                    task.heapIndex = stagedIndex(c.base + i);
+                    task.heapIndex = QueuePosition.staged(c.base + i);
                     // A release store, written as fence and plain store: the array VarHandle's
                     // setRelease checks the element type on every call.
                     VarHandle.releaseFence();
@@ -507,18 +553,13 @@ public final class LeaderFollowerDelayQueue {
             Chunk next = c == null
                     ? new Chunk(null, 0, Chunk.FIRST)
                     : new Chunk(c, c.base + c.slots.length, Math.min(2 * c.slots.length, Chunk.LARGEST));
-            task.heapIndex = stagedIndex(next.base);
+            task.heapIndex = QueuePosition.staged(next.base);
             next.slots[0] = task;
             next.claimed = 1;
             if (STAGED.compareAndSet(stripe, c, next)) {
                 return next.base + 1;
             }
         }
-    }
-
-    /** Returns the heapIndex of a task at a position on a stripe; -1 when too deep to encode. */
-    private static int stagedIndex(int position) {
-        return position < Integer.MAX_VALUE - 1 - STAGED_OFFSET ? -2 - STAGED_OFFSET - position : -1;
     }
 
     /**
@@ -584,8 +625,7 @@ public final class LeaderFollowerDelayQueue {
     }
 
     private boolean tryDrain(boolean removalsOnly) {
-        final ReentrantLock lock = this.lock;
-        if (lock.isLocked() || !lock.tryLock()) {
+        if (!tryLock()) {
             return false;
         }
         if (removalsOnly) {
@@ -627,11 +667,13 @@ public final class LeaderFollowerDelayQueue {
      */
     public void remove(ScheduledTask<?> task) {
         int h = task.heapIndex;
-        if (h <= -2 - STAGED_OFFSET && unstage(task, -2 - STAGED_OFFSET - h)) {
+        if (QueuePosition.isStaged(h) && unstage(task, QueuePosition.stagedPosition(h))) {
             return; // the position is read once: a drain may change heapIndex at any moment
         }
-        final ReentrantLock lock = this.lock;
-        if (!lock.isLocked() && lock.tryLock()) {
+        if (QueuePosition.inBatch(h) && unbatch(task, h)) {
+            return;
+        }
+        if (tryLock()) {
             try {
                 if (!removeLocked(task) && isStaged(task)) {
                     drainPending(); // on another thread's stripe: dropped as it is drained
@@ -655,29 +697,39 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
+     * Takes a cancelled task out of the current batch, without the lock. A task of an earlier
+     * batch was claimed already: its slot index then finds another task, or none, in this one.
+     */
+    private boolean unbatch(ScheduledTask<?> task, int h) {
+        Batch b = ready;
+        return b != null && b.cancel(task, QueuePosition.batchSlot(h));
+    }
+
+    /**
      * Whether a task is still on a stripe. Exact under lock, where no drain can be under way;
      * without it, only a hint to be confirmed (see {@link #unstage}).
      */
     private static boolean isStaged(ScheduledTask<?> task) {
-        return task.heapIndex <= -2 - STAGED_OFFSET;
+        return QueuePosition.isStaged(task.heapIndex);
     }
 
     /** Removes a task from the heap, the wheel or the run; false if it is in none of them. */
     private boolean removeLocked(ScheduledTask<?> task) {
         int i = task.heapIndex;
-        if (i >= 0) {
-            if (i >= size || heap[i] != task) {
+        if (QueuePosition.inHeap(i)) {
+            if (!heap.remove(task)) {
                 return false;
             }
-            removeAt(i);
-        } else if (i <= -2 - STAGED_OFFSET) {
+        } else if (QueuePosition.isStaged(i)) {
             return false; // still on a stripe: drainStaged drops it
-        } else if (i <= -2 - RUN_OFFSET) {
-            if (!runRemove(task, -2 - RUN_OFFSET - i)) {
+        } else if (QueuePosition.inRun(i)) {
+            if (!run.remove(task)) {
                 return false;
             }
-        } else if (i <= -2) {
-            if (!wheelRemove(task, -2 - i)) {
+        } else if (QueuePosition.inBatch(i)) {
+            return unbatch(task, i); // nothing else to update: the batch is out of the queue
+        } else if (QueuePosition.inWheel(i)) {
+            if (!wheelRemove(task, QueuePosition.wheelIndex(i))) {
                 return false;
             }
         } else {
@@ -782,7 +834,7 @@ public final class LeaderFollowerDelayQueue {
             if (t == CANCELLED_SLOT) {
                 continue;
             }
-            t.heapIndex = -1;
+            t.heapIndex = QueuePosition.NONE;
             if (t.isNew()) { // cancelled while staged: it never enters the queue
                 insert(t);
             }
@@ -797,8 +849,8 @@ public final class LeaderFollowerDelayQueue {
         long attention; // when a worker must look at this task: its due time, or its move time
         if (bucket <= flushedBucket
                 || bucket - flushedBucket >= WHEEL_SIZE
-                || bucketSize[(int) bucket & WHEEL_MASK] >= RUN_OFFSET - 1) {
-            heapInsert(task);
+                || bucketSize[(int) bucket & WHEEL_MASK] >= QueuePosition.MAX_WHEEL_INDEX) {
+            heap.add(task);
             attention = task.time;
         } else {
             wheelInsert(task, bucket);
@@ -817,15 +869,6 @@ public final class LeaderFollowerDelayQueue {
         // Otherwise a worker is already on its way back into take() and will see the task.
     }
 
-    private void heapInsert(ScheduledTask<?> task) {
-        int i = size;
-        if (i >= heap.length) {
-            grow();
-        }
-        size = i + 1;
-        siftUp(i, task);
-    }
-
     /**
      * Takes the lock. Only workers and shutdown block here: producers and cancellers never do (see
      * offer and remove). No spinning: with more workers than cores, a spinner mostly burns the
@@ -833,6 +876,21 @@ public final class LeaderFollowerDelayQueue {
      */
     private void lock() {
         lock.lock();
+        figuresMoving();
+    }
+
+    /**
+     * Takes the lock if it is free, without waiting. Reading the lock's state before trying it
+     * spares a failing CAS on the lock's cache line, which two producers would otherwise pass back
+     * and forth.
+     */
+    private boolean tryLock() {
+        final ReentrantLock lock = this.lock;
+        if (lock.isLocked() || !lock.tryLock()) {
+            return false;
+        }
+        figuresMoving();
+        return true;
     }
 
     /**
@@ -843,9 +901,10 @@ public final class LeaderFollowerDelayQueue {
     private void unlock() {
         final ReentrantLock lock = this.lock;
         for (; ; ) {
+            publishFigures();
             lock.unlock();
             boolean drain = drainRequested;
-            if (!(drain || removalsRequested) || lock.isLocked() || !lock.tryLock()) {
+            if (!(drain || removalsRequested) || !tryLock()) {
                 return;
             }
             if (drain) {
@@ -876,6 +935,11 @@ public final class LeaderFollowerDelayQueue {
         lock();
         try {
             for (; ; ) {
+                // The time first, the stripes second: every task whose offer returned before this
+                // reading is then in the queue before anything due by it leaves. Read the other way
+                // round, a task staged between the drain and the reading would be left behind a
+                // batch of tasks due after it.
+                long now = ticker.read();
                 drainPending();
                 if (stopped) {
                     return null;
@@ -884,7 +948,6 @@ public final class LeaderFollowerDelayQueue {
                 if (claimed != null) {
                     return claimed;
                 }
-                long now = ticker.read();
                 advanceWheel(now);
                 ScheduledTask<?> first = first();
                 if (first == null && wheelCount == 0) {
@@ -1024,7 +1087,9 @@ public final class LeaderFollowerDelayQueue {
         ScheduledTask<?>[] tasks = new ScheduledTask<?>[MAX_BATCH];
         int n = 0;
         do {
-            tasks[n++] = poll(next);
+            tasks[n] = poll(next);
+            next.heapIndex = QueuePosition.batch(n);
+            n++;
             next = first();
         } while (n < MAX_BATCH && next != null && next.time - now <= 0L);
         ready = new Batch(tasks, n);
@@ -1043,17 +1108,21 @@ public final class LeaderFollowerDelayQueue {
                 return null;
             }
             if (Batch.NEXT.weakCompareAndSet(b, i, i + 1)) {
-                ScheduledTask<?> task = b.tasks[i];
-                b.tasks[i] = null; // the batch must not keep a task alive once it has been claimed
-                return task;
+                // Swapped out, so that a cancel racing for the slot either wins it or finds it
+                // empty; either way the batch keeps the task alive no longer.
+                ScheduledTask<?> task = (ScheduledTask<?>) SLOTS.getAndSet(b.tasks, i, null);
+                if (task != null) {
+                    return task;
+                }
+                Batch.CANCELLED_SLOTS.getAndAdd(b, -1); // passed a cancelled slot
             }
         }
     }
 
     /** Returns the task due first, from the heap or the run; null when both are empty. Under lock. */
     private @Nullable ScheduledTask<?> first() {
-        ScheduledTask<?> h = heap[0];
-        ScheduledTask<?> r = runHead < runTail ? run[runHead] : null;
+        ScheduledTask<?> h = heap.peek();
+        ScheduledTask<?> r = run.first();
         if (r == null) {
             return h;
         }
@@ -1063,9 +1132,9 @@ public final class LeaderFollowerDelayQueue {
     /** Removes the task that {@link #first()} returned. Called under lock. */
     private ScheduledTask<?> poll(ScheduledTask<?> first) {
         if (first.heapIndex == 0) {
-            removeAt(0);
+            heap.removeAt(0);
         } else {
-            runRemove(first, runHead);
+            run.poll();
         }
         return first;
     }
@@ -1148,14 +1217,14 @@ public final class LeaderFollowerDelayQueue {
             if (!keepDelayed || !keepRepeating) {
                 long now = ticker.read();
                 // Walk backwards: removing index i only moves elements from the end into slot i.
-                for (int i = size - 1; i >= 0; i--) {
-                    if (i >= size) {
+                for (int i = heap.size() - 1; i >= 0; i--) {
+                    if (i >= heap.size()) {
                         continue;
                     }
-                    ScheduledTask<?> t = heap[i];
+                    ScheduledTask<?> t = heap.get(i);
                     boolean drop = t.isPeriodic() ? !keepRepeating : !keepDelayed && t.time - now > 0;
                     if (drop) {
-                        removeAt(i);
+                        heap.removeAt(i);
                         removed.add(t);
                     }
                 }
@@ -1178,13 +1247,13 @@ public final class LeaderFollowerDelayQueue {
             drainPending();
             flushWheel();
             List<ScheduledTask<?>> removed = new ArrayList<>();
-            for (int i = size - 1; i >= 0; i--) {
-                if (i >= size) {
+            for (int i = heap.size() - 1; i >= 0; i--) {
+                if (i >= heap.size()) {
                     continue;
                 }
-                ScheduledTask<?> t = heap[i];
+                ScheduledTask<?> t = heap.get(i);
                 if (t.time - deadline > 0) {
-                    removeAt(i);
+                    heap.removeAt(i);
                     removed.add(t);
                 }
             }
@@ -1209,13 +1278,13 @@ public final class LeaderFollowerDelayQueue {
             drainPending();
             flushWheel();
             stopped = true;
-            List<ScheduledTask<?>> drained = new ArrayList<>(size);
+            List<ScheduledTask<?>> drained = new ArrayList<>(heap.size());
             for (ScheduledTask<?> t; (t = claimReady()) != null; ) {
                 drained.add(t); // due before anything in the heap
             }
             ready = null;
-            while (size > 0) {
-                drained.add(poll(heap[0]));
+            for (ScheduledTask<?> t; (t = heap.peek()) != null; ) {
+                drained.add(poll(t));
             }
             wakeAll();
             return drained;
@@ -1229,41 +1298,86 @@ public final class LeaderFollowerDelayQueue {
 
     /**
      * Returns the number of queued tasks, counting those still being handed over and not those
-     * whose removal is pending. Read under the lock, so that no drain or bucket move is half done:
-     * a submitter sees its task counted at once, and a canceller sees it gone.
+     * whose removal is pending or which were cancelled in a batch. Never takes the lock and never
+     * moves a task: it adds up what the last holder of the lock published and what the stripes and
+     * the batch hold now, consistently unless the lock is held for long (see figuresVersion); then
+     * the value may be stale by the holder's moves. A submitter sees its task counted at once, and
+     * a canceller sees it gone.
      */
     public int size() {
-        lock();
-        try {
+        for (int attempt = 1; ; attempt++) {
+            int version = figuresVersion; // LoadLoad: the figures below are read after it
+            int n = heldCount;
             Batch b = ready;
-            int batched = b == null ? 0 : b.remaining();
-            int handedOver = 0;
-            for (Stripe stripe : stripes) {
-                handedOver += stripe.stagedDepth() - stripe.removalDepth();
+            if (b != null) {
+                n += b.remaining();
             }
-            return size + wheelCount + runCount + batched + handedOver;
-        } finally {
-            unlock();
+            for (Stripe stripe : stripes) {
+                n += stripe.stagedDepth() - stripe.removalDepth();
+            }
+            if (figuresSteady(version, attempt)) {
+                return Math.max(0, n);
+            }
         }
     }
 
-    /** Returns how long the most overdue queued task is past its due time, or 0 when none is due. */
+    /**
+     * Returns how long the most overdue queued task is past its due time, or 0 when none is due.
+     * Never takes the lock and never moves a task, like {@link #size()}. Tasks still on a stripe
+     * are not looked at: one that is due is moved within microseconds by the worker it woke.
+     */
     long overdueNanos() {
+        long now = ticker.read();
+        for (int attempt = 1; ; attempt++) {
+            int version = figuresVersion;
+            boolean found = heldCount > 0;
+            long earliest = heldEarliest;
+            Batch b = ready;
+            if (b != null) { // the unclaimed tasks of a batch are due before anything held
+                for (int i = b.next; i < b.count; i++) {
+                    ScheduledTask<?> t = (ScheduledTask<?>) SLOTS.getAcquire(b.tasks, i);
+                    if (t != null) {
+                        earliest = found && earliest - t.time < 0 ? earliest : t.time;
+                        found = true;
+                        break;
+                    }
+                }
+            }
+            if (figuresSteady(version, attempt)) {
+                return found ? Math.max(0L, now - earliest) : 0L;
+            }
+        }
+    }
+
+    /**
+     * Whether figures read after {@code version} are consistent, or have been retried enough:
+     * spinning briefly, then yielding to a lock holder that may have lost its processor.
+     */
+    private boolean figuresSteady(int version, int attempt) {
+        if ((version & 1) == 0 && version == figuresVersion) {
+            return true;
+        }
+        if (attempt >= FIGURES_ATTEMPTS) {
+            return true;
+        }
+        if (attempt < 64) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+        return false;
+    }
+
+    /**
+     * Whether any task is queued or handed over, exactly: what the pool decides on when a worker
+     * leaves or the pool would terminate. Takes the lock and moves the stripes into the queue.
+     */
+    boolean hasTasks() {
         lock();
         try {
             drainPending();
-            long now = ticker.read();
-            advanceWheel(now);
-            ScheduledTask<?> first = null;
             Batch b = ready;
-            if (b != null) { // the unclaimed tasks of a batch are due before anything in the heap
-                int i = b.next;
-                first = i < b.count ? b.tasks[i] : null;
-            }
-            if (first == null) {
-                first = first();
-            }
-            return first == null ? 0L : Math.max(0L, now - first.time);
+            return !isEmpty() || (b != null && b.remaining() > 0);
         } finally {
             unlock();
         }
@@ -1292,7 +1406,7 @@ public final class LeaderFollowerDelayQueue {
     }
 
     private boolean isEmpty() {
-        return size == 0 && wheelCount == 0 && runCount == 0;
+        return heap.size() == 0 && wheelCount == 0 && run.size() == 0;
     }
 
     /** Returns the absolute wheel bucket of a ticker time; differences keep it right across wrap-around. */
@@ -1315,12 +1429,17 @@ public final class LeaderFollowerDelayQueue {
             wheel[slot] = tasks = Arrays.copyOf(tasks, n + (n >> 1));
         }
         tasks[n] = task;
-        task.heapIndex = -2 - n;
+        task.heapIndex = QueuePosition.wheel(n);
         bucketSize[slot] = n + 1;
         if (n == 0) {
             occupied[slot >>> 6] |= 1L << slot;
         }
-        wheelCount++;
+        if (wheelCount++ == 0) {
+            wheelEarliest = task.time;
+            wheelEarliestKnown = true;
+        } else if (task.time - wheelEarliest < 0) {
+            wheelEarliest = task.time; // a lower bound too while not known: forgotten all the same
+        }
     }
 
     private boolean wheelRemove(ScheduledTask<?> task, int index) {
@@ -1334,11 +1453,14 @@ public final class LeaderFollowerDelayQueue {
         tasks[last] = null;
         if (index != last) {
             tasks[index] = moved;
-            moved.heapIndex = -2 - index;
+            moved.heapIndex = QueuePosition.wheel(index);
         }
-        task.heapIndex = -1;
+        task.heapIndex = QueuePosition.NONE;
         bucketSize[slot] = last;
         wheelCount--;
+        if (task.time == wheelEarliest) {
+            wheelEarliestKnown = false;
+        }
         if (last == 0) {
             emptied(slot, tasks);
         }
@@ -1364,19 +1486,21 @@ public final class LeaderFollowerDelayQueue {
         ScheduledTask<?>[] tasks = wheel[slot];
         bucketSize[slot] = 0;
         wheelCount -= n;
-        toHeap |= runCount + n >= RUN_OFFSET - 1; // run positions must stay encodable
+        wheelEarliestKnown = false;
+        toHeap |= run.size() + n >= QueuePosition.MAX_RUN_POSITION; // run positions must stay encodable
         if (!toHeap) {
             sortBucket(tasks, n);
-            toHeap = runTail > runHead && !ScheduledTask.isBefore(run[runTail - 1], tasks[0]);
+            ScheduledTask<?> last = run.last();
+            toHeap = last != null && !ScheduledTask.isBefore(last, tasks[0]);
         }
         if (toHeap) {
             for (int i = 0; i < n; i++) {
                 ScheduledTask<?> t = tasks[i];
                 tasks[i] = null;
-                heapInsert(t);
+                heap.add(t);
             }
         } else {
-            appendToRun(tasks, n);
+            run.append(tasks, n);
         }
         emptied(slot, tasks);
     }
@@ -1439,80 +1563,26 @@ public final class LeaderFollowerDelayQueue {
         for (int slot = 0; slot < WHEEL_SIZE && wheelCount > 0; slot++) {
             flushSlot(slot, true);
         }
-        while (runCount > 0) {
-            ScheduledTask<?> t = run[runHead];
-            runRemove(t, runHead);
-            heapInsert(t);
+        while (run.size() > 0) {
+            heap.add(run.poll());
         }
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Run maintenance; all under lock.
-
-    /** Appends n tasks, sorted and all due after the run's last one, and clears them from the array. */
-    private void appendToRun(ScheduledTask<?>[] tasks, int n) {
-        int live = runTail - runHead;
-        if (runTail + n > run.length) {
-            // Compact what is left to the front, into a larger array if need be; tombstones go.
-            ScheduledTask<?>[] old = run;
-            ScheduledTask<?>[] to = live + n <= old.length
-                    ? old
-                    : new ScheduledTask<?>[Math.max(live + n, old.length + (old.length >> 1))];
-            int k = 0;
-            for (int i = runHead; i < runTail; i++) {
-                ScheduledTask<?> t = old[i];
-                old[i] = null;
-                if (t != null) {
-                    to[k] = t;
-                    t.heapIndex = -2 - RUN_OFFSET - k;
-                    k++;
+    /** Returns the earliest due time in the wheel. Called only with wheelCount > 0. */
+    private long wheelEarliest() {
+        if (!wheelEarliestKnown) {
+            int slot = (int) nextOccupiedBucket() & WHEEL_MASK;
+            ScheduledTask<?>[] tasks = wheel[slot];
+            long earliest = tasks[0].time;
+            for (int i = 1, n = bucketSize[slot]; i < n; i++) {
+                if (tasks[i].time - earliest < 0) {
+                    earliest = tasks[i].time;
                 }
             }
-            run = to;
-            runHead = 0;
-            runTail = k;
+            wheelEarliest = earliest;
+            wheelEarliestKnown = true;
         }
-        ScheduledTask<?>[] run = this.run;
-        int k = runTail;
-        for (int i = 0; i < n; i++, k++) {
-            ScheduledTask<?> t = tasks[i];
-            tasks[i] = null;
-            run[k] = t;
-            t.heapIndex = -2 - RUN_OFFSET - k;
-        }
-        runTail = k;
-        runCount += n;
-    }
-
-    /** Removes the task at position i of the run, leaving a gap; false if it is not there. */
-    private boolean runRemove(ScheduledTask<?> task, int i) {
-        if (i < runHead || i >= runTail || run[i] != task) {
-            return false;
-        }
-        run[i] = null;
-        task.heapIndex = -1;
-        int left = --runCount;
-        if (left == 0) {
-            runHead = runTail = 0;
-            if (run.length > KEPT_RUN_CAPACITY) {
-                this.run = new ScheduledTask<?>[INITIAL_CAPACITY];
-            }
-        } else if (i == runHead) {
-            // Keep the head on a task: skip the gaps that cancelled tasks left behind it.
-            int h = i + 1;
-            while (run[h] == null) {
-                h++;
-            }
-            runHead = h;
-        } else if (i == runTail - 1) {
-            // Keep the tail on a task too, for appendToRun's order check.
-            int t = i;
-            while (run[t - 1] == null) {
-                t--;
-            }
-            runTail = t;
-        }
-        return true;
+        return wheelEarliest;
     }
 
     /** Returns the first occupied bucket after flushedBucket. Called only with wheelCount > 0. */
@@ -1533,76 +1603,14 @@ public final class LeaderFollowerDelayQueue {
         throw new IllegalStateException("wheelCount is " + wheelCount + " but no bucket is occupied");
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Heap maintenance; all under lock.
-
-    private void removeAt(int i) {
-        ScheduledTask<?>[] heap = this.heap;
-        heap[i].heapIndex = -1;
-        int last = size - 1;
-        size = last;
-        ScheduledTask<?> moved = heap[last];
-        heap[last] = null;
-        if (i != last) {
-            siftDown(i, moved);
-            if (heap[i] == moved) {
-                siftUp(i, moved);
-            }
-        }
-    }
-
-    private void siftUp(int k, ScheduledTask<?> task) {
-        ScheduledTask<?>[] heap = this.heap;
-        while (k > 0) {
-            int parent = (k - 1) >>> 1;
-            ScheduledTask<?> p = heap[parent];
-            if (!ScheduledTask.isBefore(task, p)) {
-                break;
-            }
-            heap[k] = p;
-            p.heapIndex = k;
-            k = parent;
-        }
-        heap[k] = task;
-        task.heapIndex = k;
-    }
-
-    private void siftDown(int k, ScheduledTask<?> task) {
-        ScheduledTask<?>[] heap = this.heap;
-        int n = size;
-        int half = n >>> 1;
-        while (k < half) {
-            int child = (k << 1) + 1;
-            ScheduledTask<?> c = heap[child];
-            int right = child + 1;
-            if (right < n && ScheduledTask.isBefore(heap[right], c)) {
-                c = heap[child = right];
-            }
-            if (!ScheduledTask.isBefore(c, task)) {
-                break;
-            }
-            heap[k] = c;
-            c.heapIndex = k;
-            k = child;
-        }
-        heap[k] = task;
-        task.heapIndex = k;
-    }
-
-    private void grow() {
-        int oldCapacity = heap.length;
-        int newCapacity = oldCapacity + (oldCapacity >> 1);
-        if (newCapacity < 0) {
-            throw new OutOfMemoryError("Too many scheduled tasks");
-        }
-        heap = Arrays.copyOf(heap, newCapacity);
-    }
-
     @Override
     public String toString() {
         return "LeaderFollowerDelayQueue[size = " + size() + "]";
     }
 
+    private static final VarHandle FIGURES_VERSION;
+    private static final VarHandle HELD_COUNT;
+    private static final VarHandle HELD_EARLIEST;
     private static final VarHandle STAGED;
     private static final VarHandle REMOVALS;
     private static final VarHandle CLAIMED;
@@ -1612,6 +1620,9 @@ public final class LeaderFollowerDelayQueue {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
+            FIGURES_VERSION = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "figuresVersion", int.class);
+            HELD_COUNT = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "heldCount", int.class);
+            HELD_EARLIEST = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "heldEarliest", long.class);
             STAGED = lookup.findVarHandle(StripeHeads.class, "staged", Chunk.class);
             CLAIMED = lookup.findVarHandle(Chunk.class, "claimed", int.class);
             CANCELLED = lookup.findVarHandle(Chunk.class, "cancelled", int.class);

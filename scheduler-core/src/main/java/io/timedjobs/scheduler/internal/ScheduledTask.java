@@ -163,18 +163,43 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     }
 
     /**
-     * Ends a run: a task still RUNNING (a repeating one, between its runs) goes back to NEW. A cancel(true) may be about to interrupt this thread: wait until it has,
-     * so that the interrupt cannot hit whatever the thread runs next (the worker clears it before
-     * the next task).
+     * Ends a run: a task still RUNNING (a repeating one, between its runs) goes back to NEW. A
+     * cancel(true) may be about to interrupt this thread: wait until it has, so that the interrupt
+     * cannot hit whatever the thread runs next (the worker clears it before the next task).
      */
     final void release() {
         if (state == RUNNING) {
             STATE.compareAndSet(this, RUNNING, NEW);
         }
-        while (state == INTERRUPTING) {
-            Thread.onSpinWait();
+        if (state == INTERRUPTING) {
+            awaitInterrupt();
         }
     }
+
+    /**
+     * Waits while a cancel(true) interrupts this thread: a short spin, for the canceller is a few
+     * instructions away from done; then parked, for it may have lost its processor. The canceller
+     * unparks the thread it interrupted once the state is INTERRUPTED; the timeout only serves a
+     * thread outside the pool that ran the task through run(), which no canceller knows of. The
+     * interrupt is cleared while parked, or park would return at once, and restored after.
+     */
+    private void awaitInterrupt() {
+        boolean interrupted = false;
+        for (int spins = 0; state == INTERRUPTING; spins++) {
+            if (spins < 64) {
+                Thread.onSpinWait();
+            } else {
+                interrupted |= Thread.interrupted();
+                LockSupport.parkNanos(this, INTERRUPT_WAIT_NANOS);
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Longest park of {@link #awaitInterrupt} before it looks at the state again. */
+    private static final long INTERRUPT_WAIT_NANOS = 1_000_000L;
 
     /** Whether the task is neither completed nor cancelled; it may be running. */
     final boolean isNew() {
@@ -210,12 +235,16 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         WorkerPool pool = pool();
         try {
             if (mayInterruptIfRunning) {
+                Thread runner = null;
                 try {
                     if (s == RUNNING) {
-                        pool.interruptWorkerRunning(this);
+                        runner = pool.interruptWorkerRunning(this);
                     }
                 } finally {
                     STATE.setRelease(this, INTERRUPTED);
+                    if (runner != null) {
+                        LockSupport.unpark(runner); // it may wait in release() for this
+                    }
                 }
             }
         } finally {

@@ -11,10 +11,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -67,18 +71,58 @@ public final class WorkerPool {
 
     private final LeaderFollowerDelayQueue queue;
 
+    /**
+     * Makes a thread of its own for each due task, or null: then each task runs on the worker that
+     * took it. With virtual threads, the workers only do the timing, and a slow task holds back no
+     * other task due at the same time.
+     */
+    private final @Nullable ThreadFactory taskThreads;
+
+    /** The most tasks running at once on threads of their own, or null for no limit. */
+    private final @Nullable Semaphore concurrency;
+
+    /**
+     * Tasks handed to a thread of their own that have not finished: the pool terminates only when
+     * none is left, and a task that puts itself back after the last worker left gets a new one.
+     */
+    private final AtomicInteger dispatched = new AtomicInteger();
+
+    /**
+     * Guards the run state's transitions and the set of workers.
+     *
+     * <p>Lock order: mainLock first, then the queue's lock, never the other way round. Code that
+     * holds the queue's lock calls nothing that takes mainLock; a task's cancel(true), which runs
+     * on any thread and may find its task running, finds the worker through {@link #waiters}
+     * without mainLock, so a worker waiting for that cancel in its task's release() never waits
+     * behind whoever holds mainLock.
+     */
     private final ReentrantLock mainLock = new ReentrantLock();
+
     private final Condition termination = mainLock.newCondition();
 
     /** Live workers. Guarded by mainLock. */
     private final HashSet<Thread> workers = new HashSet<>();
 
-    /** The queue's view of each live worker, which also says what it runs. Guarded by mainLock. */
-    private final HashSet<LeaderFollowerDelayQueue.Waiter> waiters = new HashSet<>();
+    /**
+     * The queue's view of each live worker, which also says what it runs. Changed under mainLock;
+     * read without it by a cancel(true), which may miss a worker that starts meanwhile (it runs no
+     * task yet) and is not hurt by one that leaves (it runs no task any more).
+     */
+    private final Set<LeaderFollowerDelayQueue.Waiter> waiters = ConcurrentHashMap.newKeySet();
 
     private volatile int runState = RUNNING;
 
-    /** Whether the workers were started; they start with the first submission. */
+    /**
+     * Run by shutdown() after it marked the pool and before it closes the queue; null but in tests
+     * that force a submission into that window.
+     */
+    volatile @Nullable Runnable afterShutdownMarked;
+
+    /**
+     * Whether all workers were started. One starts with the scheduler ({@link #prestartWorker}),
+     * so that the first task does not wait for a thread to start; the others start right after
+     * the first submission was queued.
+     */
     private volatile boolean started;
 
     /** Workers running a task; striped, since every worker writes it twice per task. */
@@ -101,7 +145,18 @@ public final class WorkerPool {
             ExecutionListener listener,
             boolean executeExistingDelayedTasksAfterShutdown,
             boolean continueExistingPeriodicTasksAfterShutdown,
-            boolean keepRepeatingAfterFailure) {}
+            boolean keepRepeatingAfterFailure,
+            @Nullable ThreadFactory taskThreadFactory,
+            int concurrencyLimit) {
+
+        /**
+         * @param taskThreadFactory makes a thread of its own for each due task (a virtual thread);
+         *     null to run each task on the worker that took it
+         * @param concurrencyLimit with a task thread factory, the most tasks running at once; 0 for
+         *     no limit
+         */
+        public Settings {}
+    }
 
     public WorkerPool(Settings settings) {
         this.name = settings.name();
@@ -117,6 +172,8 @@ public final class WorkerPool {
         this.keepRepeatingAfterShutdown = settings.continueExistingPeriodicTasksAfterShutdown();
         this.keepRepeatingAfterFailure = settings.keepRepeatingAfterFailure();
         this.queue = new LeaderFollowerDelayQueue(ticker, !settings.tickerIsManual());
+        this.taskThreads = settings.taskThreadFactory();
+        this.concurrency = settings.concurrencyLimit() > 0 ? new Semaphore(settings.concurrencyLimit()) : null;
     }
 
     /** Returns the callback that a manual ticker runs after each advance. */
@@ -170,13 +227,13 @@ public final class WorkerPool {
     }
 
     private <T extends ScheduledTask<?>> T submit(T task) {
-        if (!started) {
-            startWorkers();
-        }
         if (!queue.offer(task)) {
             rejected.increment();
             throw new RejectedExecutionException(
                     "Task " + task + " rejected from " + this + ": the scheduler has been shut down");
+        }
+        if (!started) {
+            startWorkers(); // after the offer: the worker started early takes the task meanwhile
         }
         return task;
     }
@@ -184,14 +241,30 @@ public final class WorkerPool {
     // ---------------------------------------------------------------------------------------------
     // Workers
 
+    /**
+     * Starts one worker, which parks until the first task comes: it costs no CPU, and the first
+     * task then does not wait for a thread to start.
+     */
+    public void prestartWorker() {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            if (!started && runState == RUNNING && workers.isEmpty()) {
+                addWorker();
+            }
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
     private void startWorkers() {
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
             if (started || runState != RUNNING) {
-                return;
+                return; // after shutdown, tryTerminate starts a worker if an accepted task needs one
             }
-            for (int i = 0; i < poolSize; i++) {
+            for (int i = workers.size(); i < poolSize; i++) {
                 addWorker();
             }
             started = true;
@@ -230,6 +303,10 @@ public final class WorkerPool {
                 if (task == null) {
                     break;
                 }
+                if (taskThreads != null) {
+                    dispatch(task);
+                    continue;
+                }
                 // Published by the task's own move to RUNNING, which a cancel(true) reads first.
                 me.running = task;
                 try {
@@ -245,22 +322,86 @@ public final class WorkerPool {
     }
 
     /**
-     * Interrupts the worker running a task, for its cancel(true). The worker waits in the task's
-     * release() until the cancel is over, so the interrupt cannot reach its next task. A task run
-     * by a thread outside the pool, through its own run(), is not interrupted.
+     * Starts a due task on a thread of its own, once the concurrency limit lets it. Called by a
+     * worker, which goes back to the queue right after.
      */
-    void interruptWorkerRunning(ScheduledTask<?> task) {
-        final ReentrantLock mainLock = this.mainLock;
-        mainLock.lock();
-        try {
-            for (LeaderFollowerDelayQueue.Waiter w : waiters) {
-                if (w.running == task) {
-                    w.thread.interrupt();
+    private void dispatch(ScheduledTask<?> task) {
+        Semaphore limit = concurrency;
+        if (limit != null) {
+            for (; ; ) {
+                try {
+                    limit.acquire();
+                    break;
+                } catch (InterruptedException e) {
+                    if (runState >= STOP) { // shutdownNow: the task never runs
+                        task.cancel(false);
+                        return;
+                    }
                 }
             }
-        } finally {
-            mainLock.unlock();
         }
+        dispatched.incrementAndGet();
+        boolean started = false;
+        try {
+            Thread thread = taskThreads.newThread(() -> runDispatched(task));
+            if (thread == null) {
+                throw new IllegalStateException("Thread factory " + taskThreads + " returned no thread");
+            }
+            thread.start();
+            started = true;
+        } finally {
+            if (!started) {
+                dispatchedEnded();
+            }
+        }
+    }
+
+    /** Runs a task on its own thread, registered so that its cancel(true) finds the thread. */
+    private void runDispatched(ScheduledTask<?> task) {
+        LeaderFollowerDelayQueue.Waiter me = new LeaderFollowerDelayQueue.Waiter(Thread.currentThread());
+        me.running = task;
+        waiters.add(me);
+        try {
+            runTask(task);
+        } finally {
+            waiters.remove(me);
+            dispatchedEnded();
+        }
+    }
+
+    private void dispatchedEnded() {
+        Semaphore limit = concurrency;
+        if (limit != null) {
+            limit.release();
+        }
+        if (dispatched.decrementAndGet() == 0 && runState >= SHUTDOWN) {
+            final ReentrantLock mainLock = this.mainLock;
+            mainLock.lock();
+            try {
+                tryTerminate();
+            } finally {
+                mainLock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Interrupts the worker running a task, for its cancel(true), without taking mainLock. The
+     * worker waits in the task's release() until the cancel is over, so the interrupt cannot reach
+     * its next task. A task run by a thread outside the pool, through its own run(), is not
+     * interrupted.
+     *
+     * @return the interrupted thread, for the canceller to unpark once the cancel is over; or null
+     */
+    @Nullable
+    Thread interruptWorkerRunning(ScheduledTask<?> task) {
+        for (LeaderFollowerDelayQueue.Waiter w : waiters) {
+            if (w.running == task) {
+                w.thread.interrupt();
+                return w.thread;
+            }
+        }
+        return null;
     }
 
     private void runTask(ScheduledTask<?> task) {
@@ -310,7 +451,7 @@ public final class WorkerPool {
         try {
             waiters.remove(worker);
             workers.remove(worker.thread);
-            if (abrupt && runState < STOP && (runState == RUNNING || queue.size() > 0)) {
+            if (abrupt && runState < STOP && (runState == RUNNING || queue.hasTasks())) {
                 addWorker();
             }
             tryTerminate();
@@ -319,12 +460,25 @@ public final class WorkerPool {
         }
     }
 
-    /** Moves to TERMINATED when nothing is left to do. Called under mainLock. */
+    /**
+     * Moves to TERMINATED when nothing is left to do. A task accepted before the queue closed may
+     * have found no worker (none had started yet, or the last one was leaving): then one starts
+     * to run it, for accepting and shutting down are atomic to each other only if every accepted
+     * task is run or cancelled by the shutdown policy. Called under mainLock.
+     */
     private void tryTerminate() {
-        if (runState >= SHUTDOWN && runState < TERMINATED && workers.isEmpty()) {
-            runState = TERMINATED;
-            termination.signalAll();
+        if (runState < SHUTDOWN || runState == TERMINATED || !workers.isEmpty()) {
+            return;
         }
+        if (runState == SHUTDOWN && queue.hasTasks()) {
+            addWorker();
+            return;
+        }
+        if (dispatched.get() > 0) {
+            return; // the last task on a thread of its own calls again when it ends
+        }
+        runState = TERMINATED;
+        termination.signalAll();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -371,6 +525,10 @@ public final class WorkerPool {
         } finally {
             mainLock.unlock();
         }
+        Runnable hook = afterShutdownMarked;
+        if (hook != null) {
+            hook.run();
+        }
         for (ScheduledTask<?> dropped : queue.shutdown(keepDelayedAfterShutdown, keepRepeatingAfterShutdown)) {
             dropped.cancel(false);
         }
@@ -397,6 +555,11 @@ public final class WorkerPool {
         try {
             for (Thread worker : workers) {
                 worker.interrupt();
+            }
+            for (LeaderFollowerDelayQueue.Waiter w : waiters) {
+                if (w.running != null) {
+                    w.thread.interrupt(); // a task running on a thread of its own
+                }
             }
             tryTerminate();
         } finally {
