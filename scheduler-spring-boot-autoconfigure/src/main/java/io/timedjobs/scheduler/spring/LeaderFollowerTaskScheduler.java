@@ -271,6 +271,16 @@ public class LeaderFollowerTaskScheduler
         this.awaitTerminationPeriod = period;
     }
 
+    /** Returns whether shutdown lets queued and running tasks finish. */
+    public boolean isWaitForTasksToCompleteOnShutdown() {
+        return waitForTasksToCompleteOnShutdown;
+    }
+
+    /** Returns how long closing waits for the scheduler to terminate. */
+    public Duration getAwaitTerminationPeriod() {
+        return awaitTerminationPeriod;
+    }
+
     /** Sets how long {@link #destroy()} waits for termination, in milliseconds. */
     public void setAwaitTerminationMillis(long millis) {
         setAwaitTerminationPeriod(Duration.ofMillis(millis));
