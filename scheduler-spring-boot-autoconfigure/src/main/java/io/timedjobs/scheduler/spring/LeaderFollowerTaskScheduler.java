@@ -156,6 +156,16 @@ public class LeaderFollowerTaskScheduler
         this.virtualThreads = virtualThreads;
     }
 
+    /** Returns whether each due task runs on a virtual thread. */
+    public boolean isVirtualThreads() {
+        return virtualThreads;
+    }
+
+    /** Returns what fixed-rate tasks do after falling behind. */
+    public MisfirePolicy getMisfirePolicy() {
+        return misfirePolicy;
+    }
+
     /** Sets what fixed-rate tasks do after falling behind; default {@link MisfirePolicy#CATCH_UP}. */
     public void setMisfirePolicy(MisfirePolicy misfirePolicy) {
         checkNotInitialized("misfirePolicy");
