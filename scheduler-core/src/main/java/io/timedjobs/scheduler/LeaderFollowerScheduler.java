@@ -477,10 +477,12 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
                     executeExistingDelayedTasksAfterShutdown,
                     continueExistingPeriodicTasksAfterShutdown,
                     keepRepeatingAfterFailure));
+            LeaderFollowerScheduler scheduler = new LeaderFollowerScheduler(pool);
             if (manual) {
                 ((ManualTicker) ticker).onAdvance(pool.timeAdvancedCallback());
+                ((ManualTicker) ticker).watch(scheduler);
             }
-            return new LeaderFollowerScheduler(pool);
+            return scheduler;
         }
 
         private static ThreadFactory virtualThreadFactory(String prefix) {
