@@ -81,7 +81,9 @@ public class LeaderFollowerTaskScheduler
 
     // Engine settings: read once by initialize(); their setters refuse to run after it.
     private int poolSize = Math.max(2, Runtime.getRuntime().availableProcessors());
-    private String threadNamePrefix = "timed-jobs-";
+    /** Null until set: then threads are named after the bean, or timed-jobs- outside Spring. */
+    private @Nullable String threadNamePrefix;
+
     private boolean virtualThreads;
     private MisfirePolicy misfirePolicy = MisfirePolicy.CATCH_UP;
     private @Nullable Ticker ticker;
@@ -139,15 +141,22 @@ public class LeaderFollowerTaskScheduler
         return poolSize;
     }
 
-    /** Sets the prefix of worker thread names; default {@code timed-jobs-}. */
+    /**
+     * Sets the prefix of worker thread names; default the bean name followed by {@code -}, as for
+     * Spring's own schedulers, or {@code timed-jobs-} outside a Spring container.
+     */
     public void setThreadNamePrefix(String threadNamePrefix) {
         checkNotInitialized("threadNamePrefix");
         this.threadNamePrefix = Objects.requireNonNull(threadNamePrefix, "threadNamePrefix");
     }
 
-    /** Returns the prefix of worker thread names. */
+    /** Returns the prefix of worker thread names, the default included. */
     public String getThreadNamePrefix() {
-        return threadNamePrefix;
+        String prefix = threadNamePrefix;
+        if (prefix != null) {
+            return prefix;
+        }
+        return beanName != null ? beanName + "-" : "timed-jobs-";
     }
 
     /** Sets whether workers are virtual threads (JDK 21 or later); default false. */
@@ -353,7 +362,7 @@ public class LeaderFollowerTaskScheduler
         }
         LeaderFollowerScheduler.Builder builder = LeaderFollowerScheduler.builder()
                 .poolSize(poolSize)
-                .threadNamePrefix(threadNamePrefix)
+                .threadNamePrefix(getThreadNamePrefix())
                 .virtualThreads(virtualThreads)
                 .misfirePolicy(misfirePolicy)
                 .clock(resolveClock())

@@ -241,6 +241,34 @@ class SchedulerAutoConfigurationTest {
         });
     }
 
+    /**
+     * A LeaderFollowerTaskScheduler the application declares without a prefix names its threads
+     * after its bean, as Spring's own schedulers do; the auto-configured one keeps timed-jobs-.
+     */
+    @Test
+    void shouldNameThreadsOfDeclaredSchedulerAfterItsBean() {
+        runner.withBean("reportScheduler", LeaderFollowerTaskScheduler.class).run(context -> {
+            LeaderFollowerTaskScheduler declared =
+                    context.getBean("reportScheduler", LeaderFollowerTaskScheduler.class);
+            AtomicReference<String> threadName = new AtomicReference<>();
+            CountDownLatch ran = new CountDownLatch(1);
+            declared.schedule(
+                    () -> {
+                        threadName.set(Thread.currentThread().getName());
+                        ran.countDown();
+                    },
+                    Instant.now());
+
+            assertThat(ran.await(TestDelays.LONG.toMillis(), TimeUnit.MILLISECONDS))
+                    .isTrue();
+            assertThat(threadName.get()).startsWith("reportScheduler-");
+            assertThat(declared.getThreadNamePrefix()).isEqualTo("reportScheduler-");
+            assertThat(context.getBean("taskScheduler", LeaderFollowerTaskScheduler.class)
+                            .getThreadNamePrefix())
+                    .isEqualTo("timed-jobs-");
+        });
+    }
+
     /** A ScheduledExecutorService of the application's own lives beside ours too. */
     @Test
     void shouldKeepOursBesideUserScheduledExecutorService() {
