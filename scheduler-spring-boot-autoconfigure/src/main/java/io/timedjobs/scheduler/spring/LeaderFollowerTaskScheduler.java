@@ -700,7 +700,7 @@ public class LeaderFollowerTaskScheduler
     private synchronized ShutdownSequence shutdownSequence() {
         ShutdownSequence sequence = shutdownSequence;
         if (sequence == null) {
-            sequence = new ShutdownSequence(getScheduledExecutor(), describe(), logger);
+            sequence = new ShutdownSequence(getScheduledExecutor(), describe(), getThreadNamePrefix(), logger);
             shutdownSequence = sequence;
         }
         return sequence;

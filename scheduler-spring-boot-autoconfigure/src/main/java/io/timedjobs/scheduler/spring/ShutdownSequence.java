@@ -24,6 +24,7 @@ final class ShutdownSequence {
 
     private final LeaderFollowerScheduler engine;
     private final String name;
+    private final String threadNamePrefix;
     private final Log logger;
 
     /** Waiting tasks cancelled and running tasks interrupted so far. Guarded by this. */
@@ -37,9 +38,10 @@ final class ShutdownSequence {
     /** Whether the summary line was logged. Guarded by this. */
     private boolean reported;
 
-    ShutdownSequence(LeaderFollowerScheduler engine, String name, Log logger) {
+    ShutdownSequence(LeaderFollowerScheduler engine, String name, String threadNamePrefix, Log logger) {
         this.engine = engine;
         this.name = name;
+        this.threadNamePrefix = threadNamePrefix;
         this.logger = logger;
     }
 
@@ -77,7 +79,7 @@ final class ShutdownSequence {
                         callback.run();
                     }
                 },
-                name + "-close");
+                threadNamePrefix + "close");
         waiter.setDaemon(true);
         waiter.start();
     }
