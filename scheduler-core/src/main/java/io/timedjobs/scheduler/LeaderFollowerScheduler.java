@@ -503,11 +503,13 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
                     keepRepeatingAfterFailure,
                     taskThreads,
                     concurrencyLimit));
+            LeaderFollowerScheduler scheduler = new LeaderFollowerScheduler(pool);
             if (manual) {
                 ((ManualTicker) ticker).onAdvance(pool.timeAdvancedCallback());
+                ((ManualTicker) ticker).watch(scheduler);
             }
             pool.prestartWorker();
-            return new LeaderFollowerScheduler(pool);
+            return scheduler;
         }
 
         private static ThreadFactory virtualThreadFactory(String prefix) {

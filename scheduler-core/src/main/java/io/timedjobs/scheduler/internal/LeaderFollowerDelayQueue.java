@@ -1383,6 +1383,28 @@ public final class LeaderFollowerDelayQueue {
         }
     }
 
+    /**
+     * Whether a waiting task is due at the ticker's reading now, its due time included (where
+     * {@link #overdueNanos()} reports 0). Exact, under the lock; for a manual ticker's wait for
+     * what came due, not for gauges.
+     */
+    boolean hasDueTask() {
+        lock();
+        try {
+            drainPending();
+            long now = ticker.read();
+            advanceWheel(now);
+            Batch b = ready;
+            if (b != null && b.next < b.count) {
+                return true; // unclaimed tasks of a batch were due when it was taken
+            }
+            ScheduledTask<?> first = first();
+            return first != null && first.time - now <= 0;
+        } finally {
+            unlock();
+        }
+    }
+
     /** Returns the thread currently designated leader; for tests. */
     public @Nullable Thread leader() {
         lock();

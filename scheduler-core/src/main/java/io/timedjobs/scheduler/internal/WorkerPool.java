@@ -651,6 +651,11 @@ public final class WorkerPool {
         return queue.overdueNanos();
     }
 
+    /** Whether a waiting task is due now, its due time included; see LeaderFollowerDelayQueue. */
+    public boolean hasDueTask() {
+        return queue.hasDueTask();
+    }
+
     /** Returns the queue; for tests of the protocol. */
     public LeaderFollowerDelayQueue queue() {
         return queue;

@@ -2,36 +2,40 @@ package io.timedjobs.scheduler.autoconfigure;
 
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.core.task.TaskDecorator;
-import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.annotation.ScheduledAnnotationBeanPostProcessor;
 
 /**
  * Replaces Spring Boot's default task scheduler with a {@link LeaderFollowerTaskScheduler} named
- * {@code taskScheduler}, configured from {@link SchedulerProperties}.
+ * {@code taskScheduler}, configured from {@link SchedulerProperties} and, where they have a
+ * meaning here, from Spring Boot's own {@code spring.task.scheduling.*} keys.
  *
  * <p>It runs before Spring Boot's {@link TaskSchedulingAutoConfiguration}, which then backs off
- * because a {@link TaskScheduler} exists. Unlike Spring Boot's scheduler, which exists only with
+ * because a {@code TaskScheduler} exists. Unlike Spring Boot's scheduler, which exists only with
  * {@code @EnableScheduling}, this one is defined whenever the starter is present and {@code
  * timed-jobs.enabled} is not false, so that an injected {@code TaskScheduler} works without
  * {@code @EnableScheduling} too. It costs nothing until used: its threads start with the first
  * task.
  *
- * <p>It backs off when the application defines its own {@link TaskScheduler} or {@link
- * ScheduledExecutorService}.
+ * <p>It steps aside only when the application defines a bean named {@code taskScheduler}, or
+ * sets {@code timed-jobs.enabled=false}. Schedulers under other names live beside it, for {@code
+ * @Scheduled(scheduler = "...")}; Spring's router sends unqualified jobs to the bean named {@code
+ * taskScheduler} unless the application marks its own scheduler {@code @Primary}. {@link
+ * SchedulerStartupReport} logs which scheduler runs them.
  */
 @AutoConfiguration(after = TaskExecutionAutoConfiguration.class, before = TaskSchedulingAutoConfiguration.class)
-@ConditionalOnProperty(prefix = SchedulerProperties.PREFIX, name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(SchedulerProperties.class)
 public class SchedulerAutoConfiguration {
 
@@ -39,16 +43,24 @@ public class SchedulerAutoConfiguration {
     public static final String TASK_SCHEDULER_BEAN_NAME =
             ScheduledAnnotationBeanPostProcessor.DEFAULT_TASK_SCHEDULER_BEAN_NAME;
 
-    private static final String VIRTUAL_THREADS_PROPERTY = "spring.threads.virtual.enabled";
+    static final String VIRTUAL_THREADS_PROPERTY = "spring.threads.virtual.enabled";
 
     /** Spring Boot's own pool size key: the fallback when timed-jobs.pool-size is not set. */
-    private static final String BOOT_POOL_SIZE_PROPERTY = "spring.task.scheduling.pool.size";
+    static final String BOOT_POOL_SIZE_PROPERTY = "spring.task.scheduling.pool.size";
 
     /** Spring Boot's own thread name key: the fallback when timed-jobs.thread-name-prefix is not set. */
-    private static final String BOOT_THREAD_NAME_PREFIX_PROPERTY = "spring.task.scheduling.thread-name-prefix";
+    static final String BOOT_THREAD_NAME_PREFIX_PROPERTY = "spring.task.scheduling.thread-name-prefix";
+
+    static final String BOOT_AWAIT_TERMINATION_PROPERTY = "spring.task.scheduling.shutdown.await-termination";
+
+    static final String BOOT_AWAIT_TERMINATION_PERIOD_PROPERTY =
+            "spring.task.scheduling.shutdown.await-termination-period";
+
+    private static final Duration DEFAULT_AWAIT_TERMINATION_PERIOD = Duration.ofSeconds(30);
 
     @Bean(name = TASK_SCHEDULER_BEAN_NAME)
-    @ConditionalOnMissingBean({TaskScheduler.class, ScheduledExecutorService.class})
+    @ConditionalOnProperty(prefix = SchedulerProperties.PREFIX, name = "enabled", matchIfMissing = true)
+    @ConditionalOnMissingBean(name = TASK_SCHEDULER_BEAN_NAME)
     public LeaderFollowerTaskScheduler taskScheduler(
             SchedulerProperties properties,
             Environment environment,
@@ -58,14 +70,15 @@ public class SchedulerAutoConfiguration {
         Integer poolSize = properties.getPoolSize();
         if (poolSize == null) {
             poolSize = environment.getProperty(BOOT_POOL_SIZE_PROPERTY, Integer.class);
+            if (poolSize != null && poolSize < 1) {
+                throw new InvalidConfigurationPropertyValueException(
+                        BOOT_POOL_SIZE_PROPERTY,
+                        poolSize,
+                        "the Timed Jobs scheduler needs at least one worker thread; set it to 1 or more, or"
+                                + " set timed-jobs.pool-size, which takes precedence");
+            }
         }
         if (poolSize != null) {
-            if (poolSize < 1) {
-                throw new IllegalStateException((properties.getPoolSize() != null
-                                ? SchedulerProperties.PREFIX + ".pool-size"
-                                : BOOT_POOL_SIZE_PROPERTY)
-                        + " must be 1 or more, was " + poolSize);
-            }
             scheduler.setPoolSize(poolSize);
         }
         String prefix = properties.getThreadNamePrefix();
@@ -79,15 +92,48 @@ public class SchedulerAutoConfiguration {
         SchedulerProperties.Shutdown shutdown = properties.getShutdown();
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(shutdown.isExecuteExistingDelayedTasks());
         scheduler.setContinueExistingPeriodicTasksAfterShutdownPolicy(shutdown.isContinueExistingPeriodicTasks());
-        scheduler.setWaitForTasksToCompleteOnShutdown(shutdown.isAwaitTermination());
+        boolean awaitTermination = awaitTermination(shutdown, environment);
+        scheduler.setWaitForTasksToCompleteOnShutdown(awaitTermination);
         scheduler.setAwaitTerminationPeriod(
-                shutdown.isAwaitTermination() ? shutdown.getAwaitTerminationPeriod() : Duration.ZERO);
+                awaitTermination ? awaitTerminationPeriod(shutdown, environment) : Duration.ZERO);
         TaskDecorator decorator = taskDecorator.getIfUnique();
         if (decorator != null) {
             scheduler.setTaskDecorator(decorator);
         }
         customizers.orderedStream().forEach(customizer -> customizer.customize(scheduler));
         return scheduler;
+    }
+
+    @Bean
+    static SchedulerStartupReport timedJobsStartupReport(
+            ConfigurableListableBeanFactory beanFactory, Environment environment) {
+        return new SchedulerStartupReport(beanFactory, environment);
+    }
+
+    private static boolean awaitTermination(SchedulerProperties.Shutdown shutdown, Environment environment) {
+        Boolean explicit = shutdown.getAwaitTermination();
+        if (explicit != null) {
+            return explicit;
+        }
+        return environment.getProperty(BOOT_AWAIT_TERMINATION_PROPERTY, Boolean.class, true);
+    }
+
+    private static Duration awaitTerminationPeriod(SchedulerProperties.Shutdown shutdown, Environment environment) {
+        Duration explicit = shutdown.getAwaitTerminationPeriod();
+        if (explicit != null) {
+            return explicit;
+        }
+        Duration boot = Binder.get(environment)
+                .bind(BOOT_AWAIT_TERMINATION_PERIOD_PROPERTY, Duration.class)
+                .orElse(null);
+        if (boot == null) {
+            return DEFAULT_AWAIT_TERMINATION_PERIOD;
+        }
+        if (boot.isNegative()) {
+            throw new InvalidConfigurationPropertyValueException(
+                    BOOT_AWAIT_TERMINATION_PERIOD_PROPERTY, boot, "the period must be zero or positive");
+        }
+        return boot;
     }
 
     /**
@@ -98,9 +144,13 @@ public class SchedulerAutoConfiguration {
         Boolean explicit = properties.getVirtualThreads();
         if (explicit != null) {
             if (explicit && Runtime.version().feature() < 21) {
-                throw new IllegalStateException(SchedulerProperties.PREFIX
-                        + ".virtual-threads=true needs Java 21 or later; this JVM is Java "
-                        + Runtime.version().feature());
+                throw new InvalidConfigurationPropertyValueException(
+                        SchedulerProperties.PREFIX + ".virtual-threads",
+                        true,
+                        "virtual threads need Java 21 or later, and this JVM is Java "
+                                + Runtime.version().feature()
+                                + "; run on Java 21 or later, or remove the key (it then follows"
+                                + " spring.threads.virtual.enabled, which counts only on Java 21 or later)");
             }
             return explicit;
         }

@@ -7,12 +7,15 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Settings of the auto-configured scheduler, under {@code timed-jobs}.
+ * Settings of the auto-configured scheduler, under {@code timed-jobs}: every key of the starter
+ * and of its optional modules lives in this one tree. Bound by Spring Boot at start-up.
  *
- * <p>Setters check their values, so that a bad one fails start-up with a message that names the
- * key and what it accepts.
+ * <p>Unknown keys are refused ({@code ignoreUnknownFields = false}, which covers every nested
+ * class reached through a getter, present and future), so that a misspelled key stops start-up
+ * with its name instead of being ignored. Setters check their values, so that a bad one fails
+ * start-up with a message that names the key and what it accepts.
  */
-@ConfigurationProperties(prefix = SchedulerProperties.PREFIX)
+@ConfigurationProperties(prefix = SchedulerProperties.PREFIX, ignoreUnknownFields = false)
 public class SchedulerProperties {
 
     /** Prefix of every key. */
@@ -51,6 +54,8 @@ public class SchedulerProperties {
     private final Shutdown shutdown = new Shutdown();
 
     private final Metrics metrics = new Metrics();
+
+    private final Health health = new Health();
 
     public boolean isEnabled() {
         return enabled;
@@ -103,6 +108,10 @@ public class SchedulerProperties {
         return metrics;
     }
 
+    public Health getHealth() {
+        return health;
+    }
+
     /** What happens to tasks when the application context closes. */
     public static class Shutdown {
 
@@ -117,15 +126,19 @@ public class SchedulerProperties {
 
         /**
          * Whether closing the context waits for running and remaining tasks; when false, running
-         * tasks are interrupted and waiting ones dropped.
+         * tasks are interrupted and waiting ones dropped. Defaults to
+         * 'spring.task.scheduling.shutdown.await-termination' when that is set, else to true.
          */
-        private boolean awaitTermination = true;
+        private @Nullable Boolean awaitTermination;
 
         /**
          * Longest time closing the context waits for the scheduler to terminate; after it, running
-         * tasks are interrupted and waiting ones dropped.
+         * tasks are interrupted and waiting ones dropped. The wait also ends with
+         * 'spring.lifecycle.timeout-per-shutdown-phase' when that is shorter. Defaults to
+         * 'spring.task.scheduling.shutdown.await-termination-period' when that is set, else to
+         * 30s.
          */
-        private Duration awaitTerminationPeriod = Duration.ofSeconds(30);
+        private @Nullable Duration awaitTerminationPeriod;
 
         public boolean isExecuteExistingDelayedTasks() {
             return executeExistingDelayedTasks;
@@ -143,21 +156,20 @@ public class SchedulerProperties {
             this.continueExistingPeriodicTasks = continueExistingPeriodicTasks;
         }
 
-        public boolean isAwaitTermination() {
+        public @Nullable Boolean getAwaitTermination() {
             return awaitTermination;
         }
 
-        public void setAwaitTermination(boolean awaitTermination) {
+        public void setAwaitTermination(@Nullable Boolean awaitTermination) {
             this.awaitTermination = awaitTermination;
         }
 
-        public Duration getAwaitTerminationPeriod() {
+        public @Nullable Duration getAwaitTerminationPeriod() {
             return awaitTerminationPeriod;
         }
 
-        public void setAwaitTerminationPeriod(Duration awaitTerminationPeriod) {
-            Objects.requireNonNull(awaitTerminationPeriod, PREFIX + ".shutdown.await-termination-period");
-            if (awaitTerminationPeriod.isNegative()) {
+        public void setAwaitTerminationPeriod(@Nullable Duration awaitTerminationPeriod) {
+            if (awaitTerminationPeriod != null && awaitTerminationPeriod.isNegative()) {
                 throw new IllegalArgumentException(PREFIX
                         + ".shutdown.await-termination-period must be zero or positive (for example 30s), was "
                         + awaitTerminationPeriod);
@@ -192,6 +204,29 @@ public class SchedulerProperties {
 
         public void setLatenessHistogram(boolean latenessHistogram) {
             this.latenessHistogram = latenessHistogram;
+        }
+    }
+
+    /** Health of the scheduler, for the actuator's health endpoint. */
+    public static class Health {
+
+        /**
+         * Lateness of the most overdue waiting task above which health reports the scheduler
+         * late (status 'LATE', detail 'late: true'); unset means never. Lateness alone never
+         * makes the scheduler DOWN or OUT_OF_SERVICE.
+         */
+        private @Nullable Duration latenessThreshold;
+
+        public @Nullable Duration getLatenessThreshold() {
+            return latenessThreshold;
+        }
+
+        public void setLatenessThreshold(@Nullable Duration latenessThreshold) {
+            if (latenessThreshold != null && (latenessThreshold.isNegative() || latenessThreshold.isZero())) {
+                throw new IllegalArgumentException(PREFIX
+                        + ".health.lateness-threshold must be positive (for example 30s), was " + latenessThreshold);
+            }
+            this.latenessThreshold = latenessThreshold;
         }
     }
 }

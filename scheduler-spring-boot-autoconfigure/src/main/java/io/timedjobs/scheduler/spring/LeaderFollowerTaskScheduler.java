@@ -11,7 +11,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -82,7 +81,9 @@ public class LeaderFollowerTaskScheduler
 
     // Engine settings: read once by initialize(); their setters refuse to run after it.
     private int poolSize = Math.max(2, Runtime.getRuntime().availableProcessors());
-    private String threadNamePrefix = "timed-jobs-";
+    /** Null until set: then threads are named after the bean, or timed-jobs- outside Spring. */
+    private @Nullable String threadNamePrefix;
+
     private boolean virtualThreads;
     private MisfirePolicy misfirePolicy = MisfirePolicy.CATCH_UP;
     private @Nullable Ticker ticker;
@@ -116,6 +117,9 @@ public class LeaderFollowerTaskScheduler
      */
     private volatile boolean lateShutdown;
 
+    /** How the engine shuts down; null until the first step of shutdown. Guarded by this. */
+    private @Nullable ShutdownSequence shutdownSequence;
+
     // ---------------------------------------------------------------------------------------------
     // Configuration
 
@@ -137,21 +141,38 @@ public class LeaderFollowerTaskScheduler
         return poolSize;
     }
 
-    /** Sets the prefix of worker thread names; default {@code timed-jobs-}. */
+    /**
+     * Sets the prefix of worker thread names; default the bean name followed by {@code -}, as for
+     * Spring's own schedulers, or {@code timed-jobs-} outside a Spring container.
+     */
     public void setThreadNamePrefix(String threadNamePrefix) {
         checkNotInitialized("threadNamePrefix");
         this.threadNamePrefix = Objects.requireNonNull(threadNamePrefix, "threadNamePrefix");
     }
 
-    /** Returns the prefix of worker thread names. */
+    /** Returns the prefix of worker thread names, the default included. */
     public String getThreadNamePrefix() {
-        return threadNamePrefix;
+        String prefix = threadNamePrefix;
+        if (prefix != null) {
+            return prefix;
+        }
+        return beanName != null ? beanName + "-" : "timed-jobs-";
     }
 
     /** Sets whether workers are virtual threads (JDK 21 or later); default false. */
     public void setVirtualThreads(boolean virtualThreads) {
         checkNotInitialized("virtualThreads");
         this.virtualThreads = virtualThreads;
+    }
+
+    /** Returns whether each due task runs on a virtual thread. */
+    public boolean isVirtualThreads() {
+        return virtualThreads;
+    }
+
+    /** Returns what fixed-rate tasks do after falling behind. */
+    public MisfirePolicy getMisfirePolicy() {
+        return misfirePolicy;
     }
 
     /** Sets what fixed-rate tasks do after falling behind; default {@link MisfirePolicy#CATCH_UP}. */
@@ -271,6 +292,16 @@ public class LeaderFollowerTaskScheduler
         this.awaitTerminationPeriod = period;
     }
 
+    /** Returns whether shutdown lets queued and running tasks finish. */
+    public boolean isWaitForTasksToCompleteOnShutdown() {
+        return waitForTasksToCompleteOnShutdown;
+    }
+
+    /** Returns how long closing waits for the scheduler to terminate. */
+    public Duration getAwaitTerminationPeriod() {
+        return awaitTerminationPeriod;
+    }
+
     /** Sets how long {@link #destroy()} waits for termination, in milliseconds. */
     public void setAwaitTerminationMillis(long millis) {
         setAwaitTerminationPeriod(Duration.ofMillis(millis));
@@ -331,7 +362,7 @@ public class LeaderFollowerTaskScheduler
         }
         LeaderFollowerScheduler.Builder builder = LeaderFollowerScheduler.builder()
                 .poolSize(poolSize)
-                .threadNamePrefix(threadNamePrefix)
+                .threadNamePrefix(getThreadNamePrefix())
                 .virtualThreads(virtualThreads)
                 .misfirePolicy(misfirePolicy)
                 .clock(resolveClock())
@@ -577,14 +608,23 @@ public class LeaderFollowerTaskScheduler
     }
 
     /**
-     * Pauses, and runs the callback once no task is running. Once the scheduler shut down early
-     * on context close (it does not wait for tasks), the callback runs at once: running tasks are
-     * interrupted by {@link #destroy()} instead of holding up the close.
+     * Pauses, and runs the callback once no task is running. While the context closes, it does
+     * not pause: if the scheduler shut down early (it does not wait for tasks), the callback runs
+     * at once and {@link #destroy()} interrupts running tasks; if it waits for its tasks, the
+     * graceful shutdown starts here and the callback runs once the scheduler has terminated or
+     * the await period has passed, so that Spring's {@code timeout-per-shutdown-phase} bounds the
+     * wait too (see {@link #shutdown()}).
      */
     @Override
     public void stop(Runnable callback) {
-        if (lateShutdown || gate.isShutdown()) {
+        if (gate.isShutdown()) {
             callback.run();
+        } else if (lateShutdown) {
+            if (waitForTasksToCompleteOnShutdown && !acceptTasksAfterContextClose && !awaitTerminationPeriod.isZero()) {
+                shutdownSequence().startGracefulThenCallBack(awaitTerminationPeriod, callback);
+            } else {
+                callback.run();
+            }
         } else {
             gate.stop(callback);
         }
@@ -598,7 +638,8 @@ public class LeaderFollowerTaskScheduler
 
     /**
      * When this scheduler's own context starts closing: shuts down at once, unless it must wait
-     * for its tasks or keep accepting them, in which case shutdown waits for {@link #destroy()}.
+     * for its tasks or keep accepting them, in which case shutdown waits for the lifecycle's
+     * {@link #stop(Runnable)} or for {@link #destroy()}.
      */
     @Override
     public void onApplicationEvent(ContextClosedEvent event) {
@@ -627,7 +668,10 @@ public class LeaderFollowerTaskScheduler
      * waits for tasks} (queued tasks then follow the shutdown policies, and those due after the
      * {@linkplain #setAwaitTerminationPeriod await period} are cancelled at once, since they could
      * not run within it: with a period of zero, every task not yet due), else by interrupting
-     * running tasks and cancelling queued ones; then waits up to the await period.
+     * running tasks and cancelling queued ones; then waits up to the await period. When the
+     * graceful shutdown already started in the lifecycle's {@link #stop(Runnable)}, Spring has
+     * waited for it (up to its phase timeout), and whatever still runs is interrupted now. Logs
+     * one line saying how many waiting tasks were dropped and running ones interrupted.
      */
     public void shutdown() {
         LeaderFollowerScheduler engine = scheduler;
@@ -638,41 +682,28 @@ public class LeaderFollowerTaskScheduler
             logger.debug("Shutting down " + describe());
         }
         gate.markShutdown();
+        ShutdownSequence sequence = shutdownSequence();
         Duration period = awaitTerminationPeriod;
-        if (waitForTasksToCompleteOnShutdown) {
-            engine.shutdown();
-            // A task due after the deadline could only hold the wait up and then be dropped; with
-            // no wait at all, that is every task not yet due, so nothing keeps the JVM alive.
-            int dropped = engine.cancelTasksDueAfter(saturatedNanos(period), TimeUnit.NANOSECONDS);
-            if (dropped > 0 && logger.isInfoEnabled()) {
-                logger.info(describe() + " cancelled " + dropped
-                        + " waiting task(s) due after the await-termination period of " + period);
-            }
+        if (!waitForTasksToCompleteOnShutdown) {
+            sequence.force(null);
+            sequence.awaitThenForce(period);
+        } else if (sequence.isGracefulStarted()) {
+            sequence.force("they did not finish within the await-termination period or Spring's shutdown phase"
+                    + " timeout, whichever is shorter");
         } else {
-            cancelAll(engine.shutdownNow());
+            sequence.startGraceful(period);
+            sequence.awaitThenForce(period);
         }
-        if (period.isZero()) {
-            return;
-        }
-        try {
-            if (!engine.awaitTermination(saturatedNanos(period), TimeUnit.NANOSECONDS)) {
-                logger.warn(describe() + " did not terminate within " + period
-                        + "; interrupting tasks still running and dropping those still waiting");
-                cancelAll(engine.shutdownNow());
-            }
-        } catch (InterruptedException ex) {
-            logger.warn("Interrupted while waiting for " + describe() + " to terminate");
-            cancelAll(engine.shutdownNow());
-            Thread.currentThread().interrupt();
-        }
+        sequence.report();
     }
 
-    private static void cancelAll(List<Runnable> neverRan) {
-        for (Runnable task : neverRan) {
-            if (task instanceof Future<?> future) {
-                future.cancel(true);
-            }
+    private synchronized ShutdownSequence shutdownSequence() {
+        ShutdownSequence sequence = shutdownSequence;
+        if (sequence == null) {
+            sequence = new ShutdownSequence(getScheduledExecutor(), describe(), getThreadNamePrefix(), logger);
+            shutdownSequence = sequence;
         }
+        return sequence;
     }
 
     private String describe() {

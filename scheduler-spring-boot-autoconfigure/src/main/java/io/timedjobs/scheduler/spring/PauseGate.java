@@ -37,33 +37,66 @@ final class PauseGate {
      */
     private final AtomicInteger running = new AtomicInteger();
 
-    /** Run once {@link #running} drops to zero while paused; then cleared. Guarded by lock. */
+    /**
+     * Run once {@link #running} drops to zero while paused, by the thread that brings it there,
+     * before that thread does anything else; then cleared. Whoever stopped the gate waits for it
+     * (Spring's lifecycle processor, up to its phase timeout), so it is never held back and never
+     * dropped: {@link #start()} runs a callback still pending. Guarded by lock.
+     */
     private @Nullable Runnable stopCallback;
 
+    /** Runs on each entering thread right after it counted itself; a no-op outside tests. */
+    private final Runnable afterCounting;
+
+    PauseGate() {
+        this(() -> {});
+    }
+
+    /**
+     * Creates a gate that runs {@code afterCounting} on each entering thread between counting
+     * itself and reading the pause flag, so that tests can hold a thread at that point.
+     */
+    PauseGate(Runnable afterCounting) {
+        this.afterCounting = afterCounting;
+    }
+
+    /**
+     * Opens the gate. A stop callback still pending runs now: the stop it waited for is over, and
+     * its caller must not wait for a pause that no longer exists.
+     */
     void start() {
+        Runnable superseded;
         final ReentrantLock lock = this.lock;
         lock.lock();
         try {
             paused = false;
+            superseded = stopCallback;
             stopCallback = null;
             opened.signalAll();
         } finally {
             lock.unlock();
         }
+        if (superseded != null) {
+            superseded.run();
+        }
     }
 
-    /** Pauses; the callback runs when no task is running any more (at once if none is). */
+    /**
+     * Pauses; the callback runs when no task is running any more (at once if none is). A stop
+     * without callback keeps the callback of an earlier stop pending; two callbacks both run.
+     */
     void stop(@Nullable Runnable callback) {
         Runnable runNow = null;
         final ReentrantLock lock = this.lock;
         lock.lock();
         try {
             paused = true;
+            Runnable combined = both(stopCallback, callback);
             if (running.get() == 0) {
                 stopCallback = null;
-                runNow = callback;
+                runNow = combined;
             } else {
-                stopCallback = callback;
+                stopCallback = combined;
             }
         } finally {
             lock.unlock();
@@ -95,12 +128,16 @@ final class PauseGate {
 
     void enter() {
         running.incrementAndGet();
+        afterCounting.run();
         if (paused && !shutdown) {
             awaitOpen();
         }
     }
 
-    /** Waits, not counted as running, until the gate opens or shuts down; then counts again. */
+    /**
+     * Waits, not counted as running, until the gate opens or shuts down; then counts again. A
+     * thread that uncounts the last running task calls the stopper back first, at once.
+     */
     private void awaitOpen() {
         Runnable callback = null;
         final ReentrantLock lock = this.lock;
@@ -109,18 +146,27 @@ final class PauseGate {
             if (running.decrementAndGet() == 0) {
                 callback = takeStopCallback();
             }
-            while (paused && !shutdown) {
-                opened.await();
-            }
-        } catch (InterruptedException e) {
-            // shutdownNow while paused: let the task see the interrupt
-            Thread.currentThread().interrupt();
         } finally {
-            running.incrementAndGet();
             lock.unlock();
         }
-        if (callback != null) {
-            callback.run();
+        try {
+            if (callback != null) {
+                callback.run();
+            }
+        } finally {
+            lock.lock();
+            try {
+                while (paused && !shutdown) {
+                    opened.await();
+                }
+            } catch (InterruptedException e) {
+                // shutdownNow while paused: let the task see the interrupt
+                Thread.currentThread().interrupt();
+            } finally {
+                // under the lock, so that a stop() right after start() sees this task running
+                running.incrementAndGet();
+                lock.unlock();
+            }
         }
     }
 
@@ -138,6 +184,19 @@ final class PauseGate {
                 callback.run();
             }
         }
+    }
+
+    private static @Nullable Runnable both(@Nullable Runnable first, @Nullable Runnable second) {
+        if (first == null) {
+            return second;
+        }
+        if (second == null) {
+            return first;
+        }
+        return () -> {
+            first.run();
+            second.run();
+        };
     }
 
     /** Returns and clears the stop callback if the gate is paused. Called under lock. */

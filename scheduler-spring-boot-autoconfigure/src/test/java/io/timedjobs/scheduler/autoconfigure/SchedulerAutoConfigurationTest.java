@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -163,7 +164,8 @@ class SchedulerAutoConfigurationTest {
             if (Runtime.version().feature() < 21) {
                 assertThat(context).hasFailed();
                 assertThat(context.getStartupFailure())
-                        .hasStackTraceContaining("timed-jobs.virtual-threads=true needs Java 21");
+                        .hasStackTraceContaining("timed-jobs.virtual-threads")
+                        .hasStackTraceContaining("virtual threads need Java 21 or later");
                 return;
             }
             assertThat(workerIsVirtual(context.getBean(LeaderFollowerTaskScheduler.class)))
@@ -229,22 +231,60 @@ class SchedulerAutoConfigurationTest {
         });
     }
 
-    /** A TaskScheduler of the application's own makes the auto-configuration back off. */
+    /** A TaskScheduler of the application's own under another name lives beside ours. */
     @Test
-    void shouldBackOffForUserTaskScheduler() {
+    void shouldKeepOursBesideUserTaskSchedulerOfAnotherName() {
         runner.withUserConfiguration(UserTaskScheduler.class).run(context -> {
-            assertThat(context).doesNotHaveBean(LeaderFollowerTaskScheduler.class);
-            assertThat(context).hasSingleBean(TaskScheduler.class);
-            assertThat(context.getBean(TaskScheduler.class)).isInstanceOf(ThreadPoolTaskScheduler.class);
+            assertThat(context).hasSingleBean(LeaderFollowerTaskScheduler.class);
+            assertThat(context).hasBean("myScheduler");
+            assertThat(context.getBean("taskScheduler")).isInstanceOf(LeaderFollowerTaskScheduler.class);
         });
     }
 
-    /** A ScheduledExecutorService of the application's own makes it back off too. */
+    /**
+     * A LeaderFollowerTaskScheduler the application declares without a prefix names its threads
+     * after its bean, as Spring's own schedulers do; the auto-configured one keeps timed-jobs-.
+     */
     @Test
-    void shouldBackOffForUserScheduledExecutorService() {
+    void shouldNameThreadsOfDeclaredSchedulerAfterItsBean() {
+        runner.withBean("reportScheduler", LeaderFollowerTaskScheduler.class).run(context -> {
+            LeaderFollowerTaskScheduler declared =
+                    context.getBean("reportScheduler", LeaderFollowerTaskScheduler.class);
+            AtomicReference<String> threadName = new AtomicReference<>();
+            CountDownLatch ran = new CountDownLatch(1);
+            declared.schedule(
+                    () -> {
+                        threadName.set(Thread.currentThread().getName());
+                        ran.countDown();
+                    },
+                    Instant.now());
+
+            assertThat(ran.await(TestDelays.LONG.toMillis(), TimeUnit.MILLISECONDS))
+                    .isTrue();
+            assertThat(threadName.get()).startsWith("reportScheduler-");
+            assertThat(declared.getThreadNamePrefix()).isEqualTo("reportScheduler-");
+            assertThat(context.getBean("taskScheduler", LeaderFollowerTaskScheduler.class)
+                            .getThreadNamePrefix())
+                    .isEqualTo("timed-jobs-");
+        });
+    }
+
+    /** A ScheduledExecutorService of the application's own lives beside ours too. */
+    @Test
+    void shouldKeepOursBesideUserScheduledExecutorService() {
         runner.withUserConfiguration(UserScheduledExecutorService.class).run(context -> {
-            assertThat(context).doesNotHaveBean(LeaderFollowerTaskScheduler.class);
+            assertThat(context).hasSingleBean(LeaderFollowerTaskScheduler.class);
             assertThat(context).hasSingleBean(ScheduledExecutorService.class);
+        });
+    }
+
+    /** A bean of the application's own named taskScheduler makes the auto-configuration step aside. */
+    @Test
+    void shouldStepAsideForUserBeanNamedTaskScheduler() {
+        runner.withUserConfiguration(UserNamedTaskScheduler.class).run(context -> {
+            assertThat(context).doesNotHaveBean(LeaderFollowerTaskScheduler.class);
+            assertThat(context).hasSingleBean(TaskScheduler.class);
+            assertThat(context.getBean("taskScheduler")).isInstanceOf(ThreadPoolTaskScheduler.class);
         });
     }
 
@@ -255,7 +295,6 @@ class SchedulerAutoConfigurationTest {
                 .withUserConfiguration(SchedulingEnabled.class)
                 .run(context -> {
                     assertThat(context).doesNotHaveBean(LeaderFollowerTaskScheduler.class);
-                    assertThat(context).doesNotHaveBean(SchedulerProperties.class);
                     assertThat(context.getBean("taskScheduler")).isInstanceOf(ThreadPoolTaskScheduler.class);
                 });
     }
@@ -285,7 +324,8 @@ class SchedulerAutoConfigurationTest {
         runner.withPropertyValues("spring.task.scheduling.pool.size=0").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure())
-                    .hasStackTraceContaining("spring.task.scheduling.pool.size must be 1 or more, was 0");
+                    .hasRootCauseInstanceOf(InvalidConfigurationPropertyValueException.class)
+                    .hasStackTraceContaining("spring.task.scheduling.pool.size");
         });
     }
 
@@ -365,6 +405,14 @@ class SchedulerAutoConfigurationTest {
     static class UserTaskScheduler {
         @Bean
         ThreadPoolTaskScheduler myScheduler() {
+            return new ThreadPoolTaskScheduler();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserNamedTaskScheduler {
+        @Bean
+        ThreadPoolTaskScheduler taskScheduler() {
             return new ThreadPoolTaskScheduler();
         }
     }

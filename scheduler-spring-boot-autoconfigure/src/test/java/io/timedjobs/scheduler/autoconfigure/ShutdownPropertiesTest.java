@@ -12,13 +12,18 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /** Closing a real application context applies the timed-jobs.shutdown.* properties. */
+@ExtendWith(OutputCaptureExtension.class)
 class ShutdownPropertiesTest {
 
     private static ConfigurableApplicationContext start(String... properties) {
@@ -206,6 +211,95 @@ class ShutdownPropertiesTest {
         await().atMost(TestDelays.LONG).until(future::isCancelled);
         await().atMost(TestDelays.LONG)
                 .until(() -> scheduler.getScheduledExecutor().isTerminated());
+    }
+
+    /** Closing logs one line with the waiting tasks dropped and the running ones interrupted. */
+    @Test
+    void shouldLogDroppedAndInterruptedTasksOnClose(CapturedOutput output) throws Exception {
+        ConfigurableApplicationContext context = start("timed-jobs.shutdown.await-termination=false");
+        CountDownLatch started = new CountDownLatch(1);
+        LeaderFollowerTaskScheduler scheduler = scheduler(context);
+        scheduler.schedule(() -> {}, Instant.now().plus(Duration.ofHours(1)));
+        scheduler.schedule(() -> {}, Instant.now().plus(Duration.ofHours(2)));
+        scheduler.schedule(
+                () -> {
+                    started.countDown();
+                    try {
+                        new CountDownLatch(1).await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                Instant.now());
+        awaitLatch(started);
+
+        context.close();
+
+        assertThat(output)
+                .contains("LeaderFollowerTaskScheduler 'taskScheduler' shut down: 2 waiting task(s) dropped,"
+                        + " 1 running task(s) interrupted");
+    }
+
+    /** With the default graceful close, a one-off task due after the await period is dropped, and said so. */
+    @Test
+    void shouldLogOneOffDroppedByGracefulClose(CapturedOutput output) {
+        ConfigurableApplicationContext context = start();
+        ScheduledFuture<?> inAnHour =
+                scheduler(context).schedule(() -> {}, Instant.now().plus(Duration.ofHours(1)));
+
+        context.close();
+
+        assertThat(inAnHour.isCancelled()).isTrue();
+        assertThat(output)
+                .contains("LeaderFollowerTaskScheduler 'taskScheduler' shut down: 1 waiting task(s) dropped,"
+                        + " 0 running task(s) interrupted");
+    }
+
+    /**
+     * Spring's shutdown phase timeout bounds the wait for a running task, even with a far longer
+     * await period: the task is interrupted once the phase times out (the test would otherwise
+     * hit its own time limit).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldBoundWaitByShutdownPhaseTimeout(CapturedOutput output) throws Exception {
+        ConfigurableApplicationContext context = start(
+                "timed-jobs.shutdown.await-termination-period=1h", "spring.lifecycle.timeout-per-shutdown-phase=200ms");
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        scheduler(context)
+                .schedule(
+                        () -> {
+                            started.countDown();
+                            try {
+                                new CountDownLatch(1).await();
+                            } catch (InterruptedException e) {
+                                interrupted.countDown();
+                            }
+                        },
+                        Instant.now());
+        awaitLatch(started);
+
+        context.close();
+
+        awaitLatch(interrupted);
+        assertThat(output).contains("0 waiting task(s) dropped, 1 running task(s) interrupted");
+    }
+
+    /** An explicit stop() of a running context waits for the running task only, and start() resumes. */
+    @Test
+    void shouldStopAndRestartContextWithoutWaitingOutPhaseTimeout() throws Exception {
+        ConfigurableApplicationContext context = start("spring.lifecycle.timeout-per-shutdown-phase=1h");
+        LeaderFollowerTaskScheduler scheduler = scheduler(context);
+        CountDownLatch ranAfterRestart = new CountDownLatch(1);
+
+        context.stop();
+        assertThat(scheduler.isRunning()).isFalse();
+        scheduler.schedule(ranAfterRestart::countDown, Instant.now());
+        context.start();
+
+        awaitLatch(ranAfterRestart);
+        context.close();
     }
 
     @SpringBootConfiguration

@@ -497,6 +497,17 @@ class LeaderFollowerTaskSchedulerTest {
     }
 
     /** It is not an Executor, so Spring never picks it for @Async or as the application executor. */
+    /** Without a prefix, threads are named after the bean, or timed-jobs- outside Spring. */
+    @Test
+    void shouldDefaultThreadNamePrefixToBeanName() {
+        LeaderFollowerTaskScheduler plain = new LeaderFollowerTaskScheduler();
+        assertThat(plain.getThreadNamePrefix()).isEqualTo("timed-jobs-");
+        plain.setBeanName("taskScheduler");
+        assertThat(plain.getThreadNamePrefix()).isEqualTo("taskScheduler-");
+        plain.setThreadNamePrefix("jobs-");
+        assertThat(plain.getThreadNamePrefix()).isEqualTo("jobs-");
+    }
+
     @Test
     void shouldNotBeAnExecutor() {
         assertThat(new LeaderFollowerTaskScheduler()).isNotInstanceOf(Executor.class);
