@@ -68,6 +68,11 @@ public final class TableNames {
         return table("fires");
     }
 
+    /** Returns the table of durable tasks: one row per (handler, key), one-off or recurring. */
+    public String tasks() {
+        return table("tasks");
+    }
+
     /**
      * Returns the prefixed name of a table of ours; {@code suffix} is a constant of our code, never
      * user input.
@@ -78,7 +83,7 @@ public final class TableNames {
 
     /** Returns every table the schema scripts create, in creation order. */
     public List<String> all() {
-        return List.of(instances(), jobs(), fires());
+        return List.of(instances(), jobs(), fires(), tasks());
     }
 
     /**

@@ -1,10 +1,10 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
-import java.time.DateTimeException;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.support.CronExpression;
@@ -76,7 +76,8 @@ public final class DurableSchedule {
                 return every(Duration.parse(text.substring(EVERY.length())));
             }
         } catch (DateTimeException e) {
-            throw new IllegalArgumentException("Not a durable task schedule: '" + text + "' (" + e.getMessage() + ")", e);
+            throw new IllegalArgumentException(
+                    "Not a durable task schedule: '" + text + "' (" + e.getMessage() + ")", e);
         }
         throw new IllegalArgumentException(
                 "Not a durable task schedule: '" + text + "'; expected cron:<expression>@<zone> or every:<duration>");

@@ -1,11 +1,14 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import io.timedjobs.scheduler.jdbc.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.TableNames;
+
 /**
  * Immutable; any thread. The statements of the durable tasks table for one database, readable in one
  * place.
  *
- * <p>Every value reaches the database as a bind parameter; only the table name and the database's
- * clock expression are formatted in. Durations are bound as milliseconds. Due checks read the
+ * <p>Every value reaches the database as a bind parameter; only the table name and the {@link
+ * JdbcDialect}'s clock expressions are formatted in. Durations are bound as milliseconds. Due checks read the
  * database's own clock, never the instance's.
  *
  * <p>States: {@code PENDING} waits in the database; {@code CLAIMED} sits in the in-memory queue of the
@@ -18,24 +21,21 @@ final class DurableTaskSql {
     static final String COLUMNS =
             "id, handler, task_key, payload, schedule, fire_at, due_at, state, attempts, last_error, claimed_by, claim_version";
 
+    private final JdbcDialect dialect;
     private final boolean postgres;
     private final String table;
     private final String now;
 
-    /**
-     * @param postgres whether the database is PostgreSQL (otherwise H2)
-     * @param table the full name of the tasks table, already checked as an identifier
-     * @param clock the SQL expression of the database's clock
-     */
-    DurableTaskSql(boolean postgres, String table, String clock) {
-        this.postgres = postgres;
-        this.table = table;
-        this.now = clock;
+    DurableTaskSql(JdbcDialect dialect, TableNames tables) {
+        this.dialect = dialect;
+        this.postgres = dialect == JdbcDialect.POSTGRESQL;
+        this.table = tables.tasks();
+        this.now = dialect.now();
     }
 
     /** The database's clock plus a bound number of milliseconds. */
     private String nowPlusMillis() {
-        return postgres ? "(" + now + " + ? * INTERVAL '1 millisecond')" : "TIMESTAMPADD(MILLISECOND, ?, " + now + ")";
+        return dialect.nowPlusMillis();
     }
 
     /** Wraps a data-change statement so that it returns the changed rows. */
@@ -100,8 +100,8 @@ final class DurableTaskSql {
      * another transaction holds. Binds: owner, lease millis, handlers, lookahead millis, limit.
      */
     String claimDue() {
-        return claim("state = 'PENDING' AND " + anyHandler() + " AND due_at <= " + nowPlusMillis()
-                + " ORDER BY due_at");
+        return claim(
+                "state = 'PENDING' AND " + anyHandler() + " AND due_at <= " + nowPlusMillis() + " ORDER BY due_at");
     }
 
     /**
@@ -124,7 +124,7 @@ final class DurableTaskSql {
     private String claim(String condition) {
         String update = "UPDATE " + table + " SET state = 'CLAIMED', claimed_by = ?, claim_version = claim_version + 1,"
                 + " lease_until = " + nowPlusMillis() + " WHERE id IN (SELECT id FROM " + table + " WHERE " + condition
-                + " FETCH FIRST ? ROWS ONLY FOR UPDATE SKIP LOCKED)";
+                + " FETCH FIRST ? ROWS ONLY" + dialect.forUpdateSkipLocked() + ")";
         return returning(update, COLUMNS);
     }
 
@@ -137,9 +137,14 @@ final class DurableTaskSql {
                 + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state = 'CLAIMED'";
     }
 
-    /** The fenced completion of a one-off task. Binds: id, version. One row changed means accepted. */
+    /**
+     * The fenced completion of a one-off task. Binds: id, version. One row changed means accepted.
+     *
+     * <p>Completions and failures are fenced by the version alone, not the state: a task started while
+     * the database was unreachable is still CLAIMED when its outcome is recorded.
+     */
     String completeOnce() {
-        return "DELETE FROM " + table + " WHERE id = ? AND claim_version = ? AND state = 'RUNNING'";
+        return "DELETE FROM " + table + " WHERE id = ? AND claim_version = ?";
     }
 
     /**
@@ -148,7 +153,7 @@ final class DurableTaskSql {
      */
     String completeRecurring() {
         return "UPDATE " + table + " SET state = 'PENDING', fire_at = ?, due_at = ?, attempts = 0, last_error = ?,"
-                + " claimed_by = NULL, lease_until = NULL WHERE id = ? AND claim_version = ? AND state = 'RUNNING'";
+                + " claimed_by = NULL, lease_until = NULL WHERE id = ? AND claim_version = ?";
     }
 
     /**
@@ -157,7 +162,7 @@ final class DurableTaskSql {
      */
     String fail() {
         return "UPDATE " + table + " SET state = ?, last_error = ?, due_at = " + nowPlusMillis()
-                + ", claimed_by = NULL, lease_until = NULL WHERE id = ? AND claim_version = ? AND state = 'RUNNING'";
+                + ", claimed_by = NULL, lease_until = NULL WHERE id = ? AND claim_version = ?";
     }
 
     /** Renews the leases of an owner's claims. Binds: lease millis, owner. */
@@ -180,8 +185,8 @@ final class DurableTaskSql {
 
     /** Handlers of due PENDING tasks that are not in the given set. Binds: handlers. */
     String foreignHandlersDue() {
-        return "SELECT DISTINCT handler FROM " + table + " WHERE state = 'PENDING' AND due_at <= " + now
-                + " AND NOT (" + anyHandler() + ")";
+        return "SELECT DISTINCT handler FROM " + table + " WHERE state = 'PENDING' AND due_at <= " + now + " AND NOT ("
+                + anyHandler() + ")";
     }
 
     /** The number of tasks not yet done (PENDING, CLAIMED or RUNNING). */

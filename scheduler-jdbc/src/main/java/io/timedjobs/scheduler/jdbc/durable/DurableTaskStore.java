@@ -1,5 +1,7 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import io.timedjobs.scheduler.jdbc.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.TableNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -7,11 +9,10 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -32,9 +33,9 @@ final class DurableTaskStore {
     private final JdbcTemplate jdbc;
     private final DurableTaskSql sql;
 
-    DurableTaskStore(DataSource dataSource, DurableTaskSql sql) {
+    DurableTaskStore(DataSource dataSource, JdbcDialect dialect, TableNames tables) {
         this.jdbc = new JdbcTemplate(dataSource);
-        this.sql = sql;
+        this.sql = new DurableTaskSql(dialect, tables);
     }
 
     /** Inserts or replaces a task; returns its id, which a replacement keeps. */
@@ -63,11 +64,13 @@ final class DurableTaskStore {
             return List.of();
         }
         String[] names = handlers.toArray(String[]::new);
-        return jdbc.query(sql.claimDue(), ps -> bind(ps, owner, lease, names, lookahead, limit), DurableTaskStore::claimed);
+        return jdbc.query(
+                sql.claimDue(), ps -> bind(ps, owner, lease, names, lookahead, limit), DurableTaskStore::claimed);
     }
 
     Optional<ClaimedTask> claimOne(String owner, long id, Duration lookahead, Duration lease) {
-        return jdbc.query(sql.claimOne(), ps -> bind(ps, owner, lease, id, lookahead, 1), DurableTaskStore::claimed)
+        return jdbc
+                .query(sql.claimOne(), ps -> bind(ps, owner, lease, id, lookahead, 1), DurableTaskStore::claimed)
                 .stream()
                 .findFirst();
     }
@@ -188,8 +191,7 @@ final class DurableTaskStore {
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {
-        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-        return value.toInstant();
+        return Objects.requireNonNull(JdbcDialect.readInstant(rs, column), column);
     }
 
     /** Marks a nullable String bind so that its SQL type is known when it is null. */
@@ -211,7 +213,7 @@ final class DurableTaskStore {
             } else if (arg instanceof String s) {
                 ps.setString(index, s);
             } else if (arg instanceof Instant instant) {
-                ps.setObject(index, instant.atOffset(ZoneOffset.UTC));
+                ps.setObject(index, JdbcDialect.bind(instant));
             } else if (arg instanceof Duration duration) {
                 ps.setLong(index, duration.toMillis());
             } else if (arg instanceof String[] names) {

@@ -2,6 +2,9 @@ package io.timedjobs.scheduler.jdbc.durable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.timedjobs.scheduler.jdbc.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.TableNames;
+import io.timedjobs.scheduler.jdbc.TestDatabases;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,14 +29,16 @@ abstract class DurableTaskStoreContract {
     DataSource dataSource;
     DurableTaskStore store;
 
-    abstract DataSource newDatabase();
+    abstract TestDatabases.Kind kind();
 
-    abstract boolean postgres();
+    boolean postgres() {
+        return kind() == TestDatabases.Kind.POSTGRESQL;
+    }
 
     @BeforeEach
     void setUp() {
-        dataSource = newDatabase();
-        store = new DurableTaskStore(dataSource, TestDatabases.sql(postgres()));
+        dataSource = kind().newDatabase();
+        store = DurableTestSupport.store(dataSource);
     }
 
     private static Instant now() {
@@ -81,8 +86,8 @@ abstract class DurableTaskStoreContract {
         }
         try (Connection held = dataSource.getConnection()) {
             held.setAutoCommit(false);
-            DurableTaskStore holder = new DurableTaskStore(
-                    new SingleConnectionDataSource(held, true), TestDatabases.sql(postgres()));
+            DurableTaskStore holder =
+                    new DurableTaskStore(new SingleConnectionDataSource(held, true), dialect(), TableNames.defaults());
             List<ClaimedTask> first = holder.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 2);
 
             List<ClaimedTask> second = store.claimDue("b", LOOKAHEAD, LEASE, HANDLERS, 100);
@@ -142,7 +147,8 @@ abstract class DurableTaskStoreContract {
     @Test
     void shouldRescueExpiredClaimsAndRefuseTheZombiesCompletion() {
         store.upsert("mail", "k", null, null, now());
-        ClaimedTask zombie = store.claimDue("a", LOOKAHEAD, EXPIRED, HANDLERS, 1).get(0);
+        ClaimedTask zombie =
+                store.claimDue("a", LOOKAHEAD, EXPIRED, HANDLERS, 1).get(0);
         assertThat(store.start(zombie, "a", EXPIRED)).isTrue();
 
         List<ClaimedTask> rescued = store.claimExpired("b", LEASE, HANDLERS, 100);
@@ -201,7 +207,8 @@ abstract class DurableTaskStoreContract {
         ClaimedTask claimed = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
         store.start(claimed, "a", LEASE);
 
-        assertThat(store.completeRecurring(claimed, fire.plusSeconds(3600), null)).isTrue();
+        assertThat(store.completeRecurring(claimed, fire.plusSeconds(3600), null))
+                .isTrue();
 
         DurableTaskInfo row = store.query(DurableTaskQuery.all()).get(0);
         assertThat(row.state()).isEqualTo(DurableTaskState.PENDING);
@@ -233,8 +240,8 @@ abstract class DurableTaskStoreContract {
         long later = store.upsert("mail", "later", null, null, now().plusSeconds(60));
 
         assertThat(store.claimOne("a", later, LOOKAHEAD, LEASE)).isEmpty();
-        assertThat(store.claimOne("a", soon, LOOKAHEAD, LEASE)).hasValueSatisfying(t -> assertThat(t.id())
-                .isEqualTo(soon));
+        assertThat(store.claimOne("a", soon, LOOKAHEAD, LEASE))
+                .hasValueSatisfying(t -> assertThat(t.id()).isEqualTo(soon));
         assertThat(store.claimOne("b", soon, LOOKAHEAD, LEASE)).isEmpty();
     }
 
@@ -249,12 +256,18 @@ abstract class DurableTaskStoreContract {
         assertThat(store.query(DurableTaskQuery.all().handler("mail")))
                 .extracting(DurableTaskInfo::key)
                 .containsExactly("1", "2");
-        assertThat(store.query(DurableTaskQuery.all().dueFrom(base.plusSeconds(15)).dueBefore(base.plusSeconds(25))))
+        assertThat(store.query(
+                        DurableTaskQuery.all().dueFrom(base.plusSeconds(15)).dueBefore(base.plusSeconds(25))))
                 .extracting(DurableTaskInfo::key)
                 .containsExactly("2");
-        assertThat(store.query(DurableTaskQuery.all().state(DurableTaskState.PENDING).limit(1)))
+        assertThat(store.query(
+                        DurableTaskQuery.all().state(DurableTaskState.PENDING).limit(1)))
                 .extracting(DurableTaskInfo::key)
                 .containsExactly("1");
+    }
+
+    private JdbcDialect dialect() {
+        return postgres() ? JdbcDialect.POSTGRESQL : JdbcDialect.H2;
     }
 
     private static List<Long> ids(List<ClaimedTask> tasks) {

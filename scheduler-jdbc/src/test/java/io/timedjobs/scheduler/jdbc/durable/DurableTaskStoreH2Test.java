@@ -1,17 +1,12 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
-import javax.sql.DataSource;
+import io.timedjobs.scheduler.jdbc.TestDatabases;
 
 /** The durable tasks statements on H2. */
 class DurableTaskStoreH2Test extends DurableTaskStoreContract {
 
     @Override
-    DataSource newDatabase() {
-        return TestDatabases.h2();
-    }
-
-    @Override
-    boolean postgres() {
-        return false;
+    TestDatabases.Kind kind() {
+        return TestDatabases.Kind.H2;
     }
 }

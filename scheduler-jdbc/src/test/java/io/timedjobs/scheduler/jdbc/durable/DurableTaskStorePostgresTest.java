@@ -1,17 +1,12 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
-import javax.sql.DataSource;
+import io.timedjobs.scheduler.jdbc.TestDatabases;
 
 /** The durable tasks statements on embedded PostgreSQL. */
 class DurableTaskStorePostgresTest extends DurableTaskStoreContract {
 
     @Override
-    DataSource newDatabase() {
-        return TestDatabases.postgres();
-    }
-
-    @Override
-    boolean postgres() {
-        return true;
+    TestDatabases.Kind kind() {
+        return TestDatabases.Kind.POSTGRESQL;
     }
 }
