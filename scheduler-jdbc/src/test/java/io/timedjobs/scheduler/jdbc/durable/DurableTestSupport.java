@@ -3,6 +3,8 @@ package io.timedjobs.scheduler.jdbc.durable;
 import io.timedjobs.scheduler.jdbc.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.SchemaInitializer;
 import io.timedjobs.scheduler.jdbc.TableNames;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -16,6 +18,14 @@ final class DurableTestSupport {
         ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
         database.schemaInitializer().initialize(SchemaInitializer.Mode.ALWAYS);
         return database;
+    }
+
+    /** A pool of up to {@code size} connections over a data source, closed by the caller. */
+    static HikariDataSource pooled(DataSource dataSource, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(dataSource);
+        config.setMaximumPoolSize(size);
+        return new HikariDataSource(config);
     }
 
     static DurableTaskStore store(DataSource dataSource) {

@@ -1,5 +1,7 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,6 +13,9 @@ class RecordingHandler implements DurableTaskHandler<String> {
 
     final Map<String, AtomicInteger> runs;
     final List<DurableTask<String>> tasks = new CopyOnWriteArrayList<>();
+
+    /** Start minus fire instant of each run, in microseconds, on this JVM's clock. */
+    final List<Long> latenessMicros = new CopyOnWriteArrayList<>();
 
     RecordingHandler() {
         this(new ConcurrentHashMap<>());
@@ -28,6 +33,7 @@ class RecordingHandler implements DurableTaskHandler<String> {
 
     @Override
     public void handle(DurableTask<String> task) throws Exception {
+        latenessMicros.add(Duration.between(task.fireAt(), Instant.now()).toNanos() / 1000);
         tasks.add(task);
         runs.computeIfAbsent(task.key(), k -> new AtomicInteger()).incrementAndGet();
     }
