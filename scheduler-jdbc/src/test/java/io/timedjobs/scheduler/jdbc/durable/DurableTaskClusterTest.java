@@ -76,9 +76,13 @@ class DurableTaskClusterTest {
 
         await().atMost(Duration.ofMinutes(2)).until(() -> runs.size() == count);
         await().atMost(Duration.ofSeconds(30))
-                .until(() -> engines.get(0).tasks().find(DurableTaskQuery.all().limit(1)).isEmpty());
+                .until(() -> engines.get(0)
+                        .tasks()
+                        .find(DurableTaskQuery.all().limit(1))
+                        .isEmpty());
         assertThat(runs.values()).allSatisfy(n -> assertThat(n).hasValue(1));
-        long completed = engines.stream().mapToLong(DurableTaskEngine::completedCount).sum();
+        long completed =
+                engines.stream().mapToLong(DurableTaskEngine::completedCount).sum();
         assertThat(completed).isEqualTo(count);
         List<Long> lateness = new ArrayList<>();
         handlers.forEach(h -> lateness.addAll(h.latenessMicros));
@@ -98,8 +102,14 @@ class DurableTaskClusterTest {
         SwitchableDataSource dataSource = new SwitchableDataSource(newPostgres());
         ClusterDatabase database = DurableTestSupport.database(dataSource);
         DurableTaskSettings settings = new DurableTaskSettings(
-                Duration.ofSeconds(3), Duration.ofMillis(50), Duration.ofSeconds(20), 3, Duration.ofMillis(50),
-                Duration.ofMillis(200), 200, 4);
+                Duration.ofSeconds(3),
+                Duration.ofMillis(50),
+                Duration.ofSeconds(20),
+                3,
+                Duration.ofMillis(50),
+                Duration.ofMillis(200),
+                200,
+                4);
         RecordingHandler handler = new RecordingHandler();
         DurableTaskEngine engine = start(database, "a", handler, settings);
         Instant now = Instant.now();
@@ -140,13 +150,12 @@ class DurableTaskClusterTest {
         start(database, "b", b, DurableTestSupport.fastSettings());
 
         engineA.tasks().scheduleRecurring("mail", "tick", DurableSchedule.every(Duration.ofMillis(200)), "v1");
-        await().atMost(Duration.ofSeconds(20)).until(() -> runs.containsKey("tick") && runs.get("tick").get() >= 3);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> runs.containsKey("tick") && runs.get("tick").get() >= 3);
 
         engineA.tasks().scheduleRecurring("mail", "tick", DurableSchedule.every(Duration.ofMillis(100)), "v2");
-        await().atMost(Duration.ofSeconds(20)).until(() -> payloads(a, b).stream()
-                        .filter("v2"::equals)
-                        .count()
-                >= 3);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> payloads(a, b).stream().filter("v2"::equals).count() >= 3);
 
         assertThat(engineA.tasks().cancel("mail", "tick")).isTrue();
         Instant removedAt = Instant.now();
@@ -158,9 +167,10 @@ class DurableTaskClusterTest {
         ticks.addAll(b.tasks);
         ticks.removeIf(t -> !t.key().equals("tick"));
         Set<String> fires = new HashSet<>();
-        assertThat(ticks).allSatisfy(t -> assertThat(fires.add(t.idempotencyKey()))
-                .as("fire %s ran once", t.idempotencyKey())
-                .isTrue());
+        assertThat(ticks)
+                .allSatisfy(t -> assertThat(fires.add(t.idempotencyKey()))
+                        .as("fire %s ran once", t.idempotencyKey())
+                        .isTrue());
         assertThat(ticks).allSatisfy(t -> assertThat(t.recurring()).isTrue());
         assertThat(ticks)
                 .filteredOn(t -> t.fireAt().isAfter(removedAt.plusMillis(150)))

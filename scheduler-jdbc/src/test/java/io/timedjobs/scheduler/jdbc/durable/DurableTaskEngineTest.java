@@ -67,7 +67,8 @@ class DurableTaskEngineTest {
 
         await().atMost(WAIT).until(() -> handler.runsOf("k") == 1);
         assertThat(handler.tasks.get(0).payload()).isEqualTo("hello");
-        assertThat(handler.tasks.get(0).idempotencyKey()).isEqualTo(Long.toString(handler.tasks.get(0).id()));
+        assertThat(handler.tasks.get(0).idempotencyKey())
+                .isEqualTo(Long.toString(handler.tasks.get(0).id()));
         await().atMost(WAIT).until(() -> engine.tasks().find("mail", "k").isEmpty());
         assertThat(engine.completedCount()).isEqualTo(1);
     }
@@ -86,10 +87,12 @@ class DurableTaskEngineTest {
             engine.tasks().schedule("mail", "rolled-back", Duration.ZERO, null);
             status.setRollbackOnly();
         });
-        transaction.executeWithoutResult(status -> engine.tasks().schedule("mail", "committed", Duration.ofMillis(100), null));
+        transaction.executeWithoutResult(
+                status -> engine.tasks().schedule("mail", "committed", Duration.ofMillis(100), null));
 
         await().atMost(WAIT).until(() -> handler.runsOf("committed") == 1);
-        await().atMost(WAIT).until(() -> engine.tasks().find(DurableTaskQuery.all()).isEmpty());
+        await().atMost(WAIT)
+                .until(() -> engine.tasks().find(DurableTaskQuery.all()).isEmpty());
         assertThat(handler.runsOf("rolled-back")).isZero();
     }
 
@@ -102,8 +105,14 @@ class DurableTaskEngineTest {
         ClusterDatabase database = DurableTestSupport.database(TestDatabases.newH2());
         RecordingHandler handler = new RecordingHandler();
         DurableTaskSettings slowPolls = new DurableTaskSettings(
-                Duration.ofSeconds(5), Duration.ofMinutes(1), Duration.ofMinutes(2), 3, Duration.ofMillis(50),
-                Duration.ofMillis(50), 100, 2);
+                Duration.ofSeconds(5),
+                Duration.ofMinutes(1),
+                Duration.ofMinutes(2),
+                3,
+                Duration.ofMillis(50),
+                Duration.ofMillis(50),
+                100,
+                2);
         DurableTaskEngine engine = start(database, "a", handler, slowPolls);
         TransactionTemplate transaction =
                 new TransactionTemplate(new DataSourceTransactionManager(database.dataSource()));
@@ -128,8 +137,8 @@ class DurableTaskEngineTest {
                 .build(); // not started: schedules and cancels only
 
         b.tasks().schedule("mail", "cancelled", Duration.ofMillis(400), null);
-        await().atMost(WAIT).until(() -> b.tasks().find("mail", "cancelled").orElseThrow().state()
-                == DurableTaskState.CLAIMED);
+        await().atMost(WAIT)
+                .until(() -> b.tasks().find("mail", "cancelled").orElseThrow().state() == DurableTaskState.CLAIMED);
         assertThat(b.tasks().cancel("mail", "cancelled")).isTrue();
         b.tasks().schedule("mail", "marker", Duration.ofMillis(600), null);
 
@@ -151,8 +160,10 @@ class DurableTaskEngineTest {
                 .build();
 
         long id = b.tasks().schedule("mail", "k", Duration.ofMillis(400), "old");
-        await().atMost(WAIT).until(() -> b.tasks().find("mail", "k").orElseThrow().state() == DurableTaskState.CLAIMED);
-        assertThat(b.tasks().schedule("mail", "k", Duration.ofMillis(700), "new")).isEqualTo(id);
+        await().atMost(WAIT)
+                .until(() -> b.tasks().find("mail", "k").orElseThrow().state() == DurableTaskState.CLAIMED);
+        assertThat(b.tasks().schedule("mail", "k", Duration.ofMillis(700), "new"))
+                .isEqualTo(id);
 
         await().atMost(WAIT).until(() -> handlerA.runsOf("k") == 1);
         assertThat(handlerA.tasks).extracting(DurableTask::payload).containsExactly("new");
@@ -212,7 +223,8 @@ class DurableTaskEngineTest {
         await().atMost(WAIT).until(() -> handlerB.runsOf("k") == 1);
         Duration took = Duration.ofNanos(System.nanoTime() - diedAt);
         DurableTaskSettings settings = DurableTestSupport.fastSettings();
-        assertThat(took).isLessThan(settings.lease().plus(settings.pollInterval()).plusSeconds(2));
+        assertThat(took)
+                .isLessThan(settings.lease().plus(settings.pollInterval()).plusSeconds(2));
         assertThat(b.rescuedCount()).isEqualTo(1);
         assertThat(handlerA.runsOf("k")).isZero();
     }
@@ -239,8 +251,8 @@ class DurableTaskEngineTest {
 
         engine.tasks().schedule("mail", "k", Duration.ZERO, null);
 
-        await().atMost(WAIT).until(() -> engine.tasks().find("mail", "k").orElseThrow().state()
-                == DurableTaskState.FAILED);
+        await().atMost(WAIT)
+                .until(() -> engine.tasks().find("mail", "k").orElseThrow().state() == DurableTaskState.FAILED);
         DurableTaskInfo failed = engine.tasks().find("mail", "k").orElseThrow();
         assertThat(failed.attempts()).isEqualTo(3);
         assertThat(failed.lastError()).contains("boom 3");
@@ -283,7 +295,8 @@ class DurableTaskEngineTest {
         zombieThread.join(10_000);
 
         assertThat(zombie.fencedCount()).isEqualTo(1);
-        assertThat(jdbc.queryForList("SELECT instance FROM effects", String.class)).containsExactly("rescuer");
+        assertThat(jdbc.queryForList("SELECT instance FROM effects", String.class))
+                .containsExactly("rescuer");
         assertThat(rescuer.tasks().find(DurableTaskQuery.all())).isEmpty();
         assertThat(rescuer.rescuedCount()).isEqualTo(1);
     }

@@ -1,10 +1,10 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.timedjobs.scheduler.jdbc.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.SchemaInitializer;
 import io.timedjobs.scheduler.jdbc.TableNames;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
 import javax.sql.DataSource;
 
