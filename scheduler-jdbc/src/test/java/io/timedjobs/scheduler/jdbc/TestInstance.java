@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
@@ -18,14 +19,17 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  */
 public final class TestInstance {
 
-    /** Shrunk settings: poll 200 ms, instance lease 2 s, max run time 10 s, horizon 30 s. */
+    /**
+     * Shrunk settings: poll 200 ms, instance lease 5 s (a heartbeat thread starved that long on a
+     * busy machine would count as dead), max run time 10 s, horizon 30 s.
+     */
     public record Settings(
             Duration pollInterval, Duration lease, Duration maxRunTime, Duration fireHorizon, ZoneId zone) {
 
         public static Settings shrunk() {
             return new Settings(
                     Duration.ofMillis(200),
-                    Duration.ofSeconds(2),
+                    Duration.ofSeconds(5),
                     Duration.ofSeconds(10),
                     Duration.ofSeconds(30),
                     ZoneId.of("UTC"));
@@ -37,6 +41,10 @@ public final class TestInstance {
 
         public Settings withMaxRunTime(Duration other) {
             return new Settings(pollInterval, lease, other, fireHorizon, zone);
+        }
+
+        public Settings withLease(Duration other) {
+            return new Settings(pollInterval, other, maxRunTime, fireHorizon, zone);
         }
     }
 
@@ -54,7 +62,8 @@ public final class TestInstance {
             RunLog runLog,
             Class<?>... jobClasses) {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
-        context.registerBean(DataSource.class, () -> dataSource);
+        // Not closed with the context: the instances share it.
+        context.registerBean(DataSource.class, () -> new DelegatingDataSource(dataSource));
         context.registerBean(RunLog.class, () -> runLog);
         context.registerBean(Settings.class, () -> settings);
         context.registerBean("instanceName", String.class, () -> name);
