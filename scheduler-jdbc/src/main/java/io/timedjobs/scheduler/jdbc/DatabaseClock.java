@@ -1,12 +1,16 @@
 package io.timedjobs.scheduler.jdbc;
 
 import io.timedjobs.scheduler.Ticker;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcOperations;
 
 /**
@@ -48,13 +52,22 @@ public final class DatabaseClock {
      * previous measurement stays in use meanwhile.
      */
     public Measurement measure() {
-        long startNanos = ticker.read();
-        Instant localStart = localClock.instant();
-        Instant databaseTime = dialect.currentTime(jdbc);
-        long roundTripNanos = ticker.read() - startNanos;
-        Instant localMiddle = localStart.plusNanos(roundTripNanos / 2);
-        Measurement next = new Measurement(
-                Duration.between(localMiddle, databaseTime), Duration.ofNanos(roundTripNanos / 2), localMiddle);
+        // Timed on a connection already open, so that opening one does not count as round trip.
+        Measurement next = Objects.requireNonNull(jdbc.execute((ConnectionCallback<Measurement>) connection -> {
+            try (PreparedStatement statement = connection.prepareStatement("SELECT " + dialect.now())) {
+                long startNanos = ticker.read();
+                Instant localStart = localClock.instant();
+                Instant databaseTime;
+                try (ResultSet result = statement.executeQuery()) {
+                    result.next();
+                    databaseTime = result.getObject(1, OffsetDateTime.class).toInstant();
+                }
+                long roundTripNanos = ticker.read() - startNanos;
+                Instant localMiddle = localStart.plusNanos(roundTripNanos / 2);
+                return new Measurement(
+                        Duration.between(localMiddle, databaseTime), Duration.ofNanos(roundTripNanos / 2), localMiddle);
+            }
+        }));
         measurement = next;
         return next;
     }

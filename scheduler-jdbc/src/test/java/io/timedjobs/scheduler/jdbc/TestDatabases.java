@@ -1,5 +1,7 @@
 package io.timedjobs.scheduler.jdbc;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,7 +40,23 @@ public final class TestDatabases {
         EmbeddedPostgres server = server();
         String name = "timed_jobs_test_" + COUNTER.incrementAndGet();
         new JdbcTemplate(server.getPostgresDatabase()).execute("CREATE DATABASE " + name);
-        return server.getDatabase("postgres", name);
+        return pooled(server.getJdbcUrl("postgres", name));
+    }
+
+    /**
+     * Returns a small pool on a JDBC URL, which gives up on a connection after 1 s, so that a
+     * database that is down fails calls quickly instead of holding them.
+     */
+    public static HikariDataSource pooled(String url) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername("postgres");
+        config.setMaximumPoolSize(8);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(1000);
+        config.setValidationTimeout(500);
+        config.setInitializationFailTimeout(-1);
+        return new HikariDataSource(config);
     }
 
     /** Returns a new, empty in-memory H2 database, kept until the JVM exits. */
