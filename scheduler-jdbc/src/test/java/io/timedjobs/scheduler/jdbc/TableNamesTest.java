@@ -16,7 +16,8 @@ class TableNamesTest {
         assertThat(names.instances()).isEqualTo("app_instances");
         assertThat(names.jobs()).isEqualTo("app_jobs");
         assertThat(names.fires()).isEqualTo("app_fires");
-        assertThat(names.all()).containsExactly("app_instances", "app_jobs", "app_fires");
+        assertThat(names.tasks()).isEqualTo("app_tasks");
+        assertThat(names.all()).containsExactly("app_instances", "app_jobs", "app_fires", "app_tasks");
         assertThat(TableNames.defaults().fires()).isEqualTo("timed_jobs_fires");
     }
 

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.TestDatabases;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,7 +37,7 @@ class DurableTaskClusterTest {
     }
 
     private DataSource newPostgres() {
-        HikariDataSource pool = DurableTestSupport.pooled(TestDatabases.newPostgres(), 24);
+        HikariDataSource pool = DurableTestSupport.newPostgres(24);
         pools.add(pool);
         return pool;
     }

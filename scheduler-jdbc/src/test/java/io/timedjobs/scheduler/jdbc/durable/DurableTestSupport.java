@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.timedjobs.scheduler.jdbc.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.SchemaInitializer;
 import io.timedjobs.scheduler.jdbc.TableNames;
+import io.timedjobs.scheduler.jdbc.TestDatabases;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -20,11 +21,18 @@ final class DurableTestSupport {
         return database;
     }
 
-    /** A pool of up to {@code size} connections over a data source, closed by the caller. */
-    static HikariDataSource pooled(DataSource dataSource, int size) {
+    /**
+     * A new database on the shared embedded PostgreSQL behind a pool of up to {@code size}
+     * connections (enough for several engines at once), closed by the caller.
+     */
+    static HikariDataSource newPostgres(int size) {
         HikariConfig config = new HikariConfig();
-        config.setDataSource(dataSource);
+        config.setJdbcUrl("jdbc:postgresql://localhost:" + TestDatabases.postgresPort() + "/"
+                + TestDatabases.newPostgresDatabaseName());
+        config.setUsername("postgres");
         config.setMaximumPoolSize(size);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(2000);
         return new HikariDataSource(config);
     }
 
