@@ -1,9 +1,11 @@
 package io.timedjobs.scheduler.autoconfigure;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.timedjobs.scheduler.Ticker;
 import io.timedjobs.scheduler.jdbc.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.OutageLog;
 import io.timedjobs.scheduler.jdbc.SchemaInitializer;
@@ -11,9 +13,13 @@ import io.timedjobs.scheduler.jdbc.TableNames;
 import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import java.time.Clock;
+import java.time.ZoneId;
 import java.util.Locale;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -21,6 +27,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Several instances on one database: the shared pieces of {@code scheduler-jdbc} (the database
@@ -36,8 +43,10 @@ import org.springframework.context.annotation.Bean;
         afterName = {
             // Spring Boot 4
             "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
             // Spring Boot 3.5
-            "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration"
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"
         })
 @ConditionalOnClass({ClusterInstance.class, DataSource.class})
 @ConditionalOnBean(DataSource.class)
@@ -96,5 +105,50 @@ public class ClusterAutoConfiguration {
                 clock,
                 new OutageLog(ClusterHeartbeat.class, "the heartbeat of instance " + instance.name()),
                 properties.getCluster().getPollInterval());
+    }
+
+    /**
+     * Makes the {@code @Scheduled} jobs of our schedulers run once per fire across instances. A
+     * job asking for no scheduler is clustered when the default one ({@code taskScheduler}) is
+     * ours; one naming a scheduler, when that bean is ours.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public ClusteredJobs timedJobsClusteredJobs(
+            ClusterDatabase database,
+            ClusterHeartbeat heartbeat,
+            DatabaseClock clock,
+            SchedulerProperties properties,
+            ConfigurableListableBeanFactory beanFactory) {
+        SchedulerProperties.Cluster cluster = properties.getCluster();
+        ClusteredJobs jobs = new ClusteredJobs(
+                database,
+                heartbeat,
+                clock,
+                cluster.getPollInterval(),
+                cluster.getMaxRunTime(),
+                cluster.getFireHorizon());
+        ZoneId zone = cluster.getTimeZone();
+        jobs.setDefaultZone(zone != null ? zone : ZoneId.systemDefault());
+        jobs.setLocalJobs(Set.copyOf(cluster.getLocalJobs()));
+        jobs.setClusteredQualifier(qualifier -> {
+            String name = qualifier.isEmpty() ? SchedulerAutoConfiguration.TASK_SCHEDULER_BEAN_NAME : qualifier;
+            return beanFactory.containsBean(name) && beanFactory.isTypeMatch(name, LeaderFollowerTaskScheduler.class);
+        });
+        return jobs;
+    }
+
+    /** Publishes the {@code scheduler.cluster.*} meters when Micrometer is there; see {@link ClusterMetrics}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnProperty(prefix = SchedulerProperties.PREFIX + ".metrics", name = "enabled", matchIfMissing = true)
+    static class ClusterMetricsConfiguration {
+
+        @Bean
+        SmartInitializingSingleton timedJobsClusterMetrics(
+                ObjectProvider<MeterRegistry> registry, ClusteredJobs jobs, DatabaseClock clock) {
+            return () -> registry.ifUnique(meters ->
+                    ClusterMetrics.bind(meters, SchedulerAutoConfiguration.TASK_SCHEDULER_BEAN_NAME, jobs, clock));
+        }
     }
 }

@@ -1,13 +1,21 @@
 package io.timedjobs.scheduler.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.timedjobs.scheduler.jdbc.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
@@ -17,6 +25,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
 
 class ClusterAutoConfigurationTest {
 
@@ -100,6 +110,57 @@ class ClusterAutoConfigurationTest {
                 .run(context -> assertThat(context)
                         .getFailure()
                         .hasStackTraceContaining("io/timedjobs/scheduler/jdbc/schema/h2/V1__timed_jobs.sql"));
+    }
+
+    /**
+     * With @EnableScheduling, a @Scheduled job on our scheduler is clustered: it runs with a
+     * recorded fire, and the scheduler.cluster meters count it.
+     */
+    @Test
+    void shouldClusterScheduledJobsAndPublishMeters() {
+        runner.withUserConfiguration(OneDataSource.class, ScheduledJob.class)
+                .withBean(SimpleMeterRegistry.class)
+                .withPropertyValues("timed-jobs.cluster.poll-interval=200ms", "timed-jobs.cluster.time-zone=UTC")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    ClusteredJobs jobs = context.getBean(ClusteredJobs.class);
+                    ScheduledJob job = context.getBean(ScheduledJob.class);
+                    await().atMost(Duration.ofSeconds(30)).until(() -> job.fires.size() >= 2);
+                    assertThat(jobs.jobNames()).containsExactly("clusterAutoConfigurationTest.ScheduledJob.tick");
+                    assertThat(job.fires).doesNotContainNull();
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    await().atMost(Duration.ofSeconds(30))
+                            .until(() -> registry.get("scheduler.cluster.fires.won")
+                                            .tag("scheduler", "taskScheduler")
+                                            .functionCounter()
+                                            .count()
+                                    >= 2);
+                    assertThat(registry.get("scheduler.cluster.fires.skipped")
+                                    .tag("reason", "database-down")
+                                    .functionCounter()
+                                    .count())
+                            .isZero();
+                    assertThat(registry.get("scheduler.cluster.claim")
+                                    .functionTimer()
+                                    .count())
+                            .isGreaterThanOrEqualTo(2);
+                    assertThat(registry.find("scheduler.cluster.clock.offset").timeGauge())
+                            .isNotNull();
+                    assertThat(registry.find("scheduler.cluster.run-lease.expiries")
+                                    .functionCounter())
+                            .isNotNull();
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableScheduling
+    static class ScheduledJob {
+        final List<Instant> fires = new CopyOnWriteArrayList<>();
+
+        @Scheduled(fixedRate = 300)
+        void tick() {
+            fires.add(ClusteredJobs.currentFire());
+        }
     }
 
     @Configuration(proxyBeanMethods = false)
