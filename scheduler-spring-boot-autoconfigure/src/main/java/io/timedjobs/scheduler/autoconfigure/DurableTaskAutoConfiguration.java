@@ -27,7 +27,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * Durable tasks on the cluster's database: the {@link DurableTasks} bean that schedules them, the
+ * Spring Boot auto-configuration, read by Boot only. Durable tasks on the cluster's database: the
+ * {@link DurableTasks} bean that schedules them, the
  * {@link DurableTaskEngine} that claims and runs them on this instance, with the application's
  * {@link DurableTaskHandler} beans by bean name. On when {@link ClusterAutoConfiguration} is.
  *

@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -60,8 +59,8 @@ public final class DurableTaskEngine implements LocalClaims {
     private final ClusterHeartbeat heartbeat;
     private final boolean ownsHeartbeat;
 
-    /** Claimed tasks waiting in the in-memory engine, by task id; removed when they fire or leave. */
-    private final Map<Long, Queued> queued = new ConcurrentHashMap<>();
+    /** Claimed tasks waiting in the in-memory engine. */
+    private final ClaimedQueue queued = new ClaimedQueue();
 
     /** Handlers already warned about, so that each is named once. */
     private final Set<String> warnedForeign = ConcurrentHashMap.newKeySet();
@@ -150,7 +149,6 @@ public final class DurableTaskEngine implements LocalClaims {
             return;
         }
         stopping = true;
-        queued.values().forEach(Queued::cancel);
         queued.clear();
         workers.shutdown();
         synchronized (claimLock) {
@@ -238,23 +236,13 @@ public final class DurableTaskEngine implements LocalClaims {
         }
         long delayNanos = Duration.between(databaseClock.localClock().instant(), databaseClock.toLocal(task.dueAt()))
                 .toNanos();
-        Queued entry = new Queued(task);
-        Queued previous = queued.put(task.id(), entry);
-        if (previous != null) {
-            previous.cancel();
-        }
-        try {
-            entry.future = engine.schedule(() -> fire(entry), Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            queued.remove(task.id(), entry);
-        }
+        queued.add(task, delayNanos, engine, this::fire);
     }
 
-    private void fire(Queued entry) {
-        if (!queued.remove(entry.task().id(), entry) || stopping) {
-            return;
+    private void fire(ClaimedTask task) {
+        if (!stopping) {
+            runner.run(task);
         }
-        runner.run(entry.task());
     }
 
     @Override
@@ -307,14 +295,7 @@ public final class DurableTaskEngine implements LocalClaims {
 
     @Override
     public void cancelled(String handler, String key) {
-        queued.values().removeIf(entry -> {
-            boolean match =
-                    entry.task().handler().equals(handler) && entry.task().key().equals(key);
-            if (match) {
-                entry.cancel();
-            }
-            return match;
-        });
+        queued.removeIf(task -> task.handler().equals(handler) && task.key().equals(key));
     }
 
     /**
@@ -322,17 +303,9 @@ public final class DurableTaskEngine implements LocalClaims {
      * with the tasks already queued here that are due: for tests of handlers. Returns how many ran.
      */
     public int runDueNow() {
-        List<ClaimedTask> due = new ArrayList<>();
-        queued.values().removeIf(entry -> {
-            boolean ready = !databaseClock
-                    .toLocal(entry.task().dueAt())
-                    .isAfter(databaseClock.localClock().instant());
-            if (ready) {
-                entry.cancel();
-                due.add(entry.task());
-            }
-            return ready;
-        });
+        Instant localNow = databaseClock.localClock().instant();
+        List<ClaimedTask> due = new ArrayList<>(
+                queued.removeIf(task -> !databaseClock.toLocal(task.dueAt()).isAfter(localNow)));
         due.addAll(store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize()));
         due.addAll(store.claimDue(owner, Duration.ZERO, settings.lease(), handlerNames, settings.batchSize()));
         int ran = 0;
@@ -393,31 +366,6 @@ public final class DurableTaskEngine implements LocalClaims {
         } catch (InterruptedException e) {
             scheduler.shutdownNow();
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /**
-     * A claimed task in the in-memory engine. Whoever removes it from {@link #queued} owns it: fire()
-     * runs it only if its own removal succeeds, so a cancel that removed it first always wins. The
-     * future is set right after it is queued and only lets a cancelled entry leave the engine early.
-     */
-    private static final class Queued {
-        private final ClaimedTask task;
-        private volatile @Nullable ScheduledFuture<?> future;
-
-        Queued(ClaimedTask task) {
-            this.task = task;
-        }
-
-        ClaimedTask task() {
-            return task;
-        }
-
-        void cancel() {
-            ScheduledFuture<?> scheduled = future;
-            if (scheduled != null) {
-                scheduled.cancel(false);
-            }
         }
     }
 }
