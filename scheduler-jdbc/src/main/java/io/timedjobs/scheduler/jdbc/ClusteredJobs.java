@@ -141,6 +141,17 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
                 localNames.add(job.name() + " (" + (customTrigger ? "custom trigger" : job.reason()) + ")");
             }
         }
+        List<String> unknown = localJobs.stream()
+                .filter(name -> !clusteredNames.contains(name)
+                        && localNames.stream()
+                                .noneMatch(local -> local.startsWith(name + " ") || local.startsWith(name + "#")))
+                .sorted()
+                .toList();
+        if (!unknown.isEmpty()) {
+            logger.warn("timed-jobs.cluster.local-jobs names no @Scheduled job registered at start-up: " + unknown
+                    + "; job names are bean name, dot, method name, for example "
+                    + (clusteredNames.isEmpty() ? "reportService.sendDaily" : clusteredNames.get(0)));
+        }
         logger.info("Instance " + instance.name() + ": " + clusteredNames.size()
                 + " @Scheduled job(s) run once per fire across instances " + clusteredNames + "; "
                 + localNames.size() + " run on every instance " + localNames + "; cron zone " + defaultZone);

@@ -99,6 +99,20 @@ public final class DatabaseClock {
         return databaseInstant.minus(offset());
     }
 
+    /**
+     * Returns the delay, in nanoseconds on this instance's {@link Ticker}, until a database instant
+     * falls here (negative if it has passed), for scheduling on the engine: {@code
+     * ticker.read() + nanosUntil(instant)} is the engine's due time.
+     */
+    public long nanosUntil(Instant databaseInstant) {
+        Duration delay = Duration.between(localClock.instant(), toLocal(databaseInstant));
+        try {
+            return delay.toNanos();
+        } catch (ArithmeticException overflow) {
+            return delay.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
     /** Returns the database instant at which a local instant falls. */
     public Instant toDatabase(Instant localInstant) {
         return localInstant.plus(offset());

@@ -36,6 +36,10 @@ class DatabaseClockTest {
         Instant databaseInstant = Instant.parse("2030-01-01T00:00:00Z");
         assertThat(clock.toDatabase(clock.toLocal(databaseInstant))).isEqualTo(databaseInstant);
         assertThat(clock.toLocal(databaseInstant)).isEqualTo(databaseInstant.minus(measurement.offset()));
+        long inAMinute = clock.nanosUntil(clock.now().plusSeconds(60));
+        assertThat(inAMinute)
+                .isBetween(
+                        Duration.ofSeconds(59).toNanos(), Duration.ofSeconds(60).toNanos());
         assertThat(Duration.between(Instant.now(), clock.asClock(ZoneOffset.UTC).instant())
                         .abs())
                 .isLessThan(slack.plusMillis(200));

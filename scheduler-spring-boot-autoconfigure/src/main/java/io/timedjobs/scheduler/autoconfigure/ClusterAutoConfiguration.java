@@ -30,7 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Several instances on one database: the shared pieces of {@code scheduler-jdbc} (the database
+ * Spring Boot auto-configuration, used by Spring only. Several instances on one database: the shared pieces of {@code scheduler-jdbc} (the database
  * and its tables, this instance's registration, the database clock). On when {@code
  * scheduler-jdbc} and a {@link DataSource} are present, off with {@code
  * timed-jobs.cluster.enabled=false}.

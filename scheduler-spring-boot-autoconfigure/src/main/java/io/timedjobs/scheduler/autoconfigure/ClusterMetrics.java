@@ -12,8 +12,8 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The meters of clustered jobs, read from the counters scheduler-jdbc keeps (it imports nothing
- * from Micrometer). Called once, at start-up.
+ * Called once, at start-up: binds the meters of clustered jobs, which read the counters
+ * scheduler-jdbc keeps (it imports nothing from Micrometer).
  *
  * <p>Tagged {@code scheduler=<bean name>} of the scheduler the jobs run on:
  *

@@ -14,11 +14,13 @@ import org.springframework.scheduling.Trigger;
 import org.springframework.scheduling.TriggerContext;
 
 /**
- * One clustered {@code @Scheduled} job on this instance: both the {@link Trigger} and the {@link
- * Runnable} handed to the scheduler. Thread rule: the scheduler calls {@link
- * #nextExecution(TriggerContext)} and {@link #run()} one at a time and in turn (a trigger task's
- * next execution is computed after its run), possibly on different threads, so the fields that
- * pass between them are volatile and never written concurrently.
+ * Called by one scheduler, one call at a time: {@link #nextExecution(TriggerContext)} and {@link
+ * #run()} alternate (a trigger task's next execution is computed after its run), possibly on
+ * different threads, so the fields that pass between them are volatile and never written
+ * concurrently.
+ *
+ * <p>One clustered {@code @Scheduled} job on this instance: both the {@link Trigger} and the
+ * {@link Runnable} handed to the scheduler.
  *
  * <p>The trigger works in database time: it picks the next nominal fire instant and returns the
  * local instant at which it falls by the {@link DatabaseClock}. The run then asks the database

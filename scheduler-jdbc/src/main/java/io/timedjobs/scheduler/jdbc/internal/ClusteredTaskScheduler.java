@@ -19,9 +19,9 @@ import org.springframework.scheduling.support.CronTrigger;
 import org.springframework.util.StringUtils;
 
 /**
- * The scheduler Spring's registrar of {@code @Scheduled} methods hands its tasks to, when cluster
- * mode is on: a {@link TaskScheduler} in front of the one Spring would have used. Thread-safe as
- * its delegate is.
+ * Thread-safe as its delegate is: the scheduler Spring's registrar of {@code @Scheduled} methods
+ * hands its tasks to when cluster mode is on, a {@link TaskScheduler} in front of the one Spring
+ * would have used.
  *
  * <p>Cron, fixed-rate and fixed-delay tasks of clustered jobs are replaced by a {@link
  * ClusteredJob}, scheduled on the delegate as a trigger task whose runs claim their fire first.

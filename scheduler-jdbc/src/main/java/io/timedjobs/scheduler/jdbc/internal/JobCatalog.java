@@ -18,9 +18,9 @@ import org.springframework.scheduling.support.ScheduledMethodRunnable;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Names the jobs behind the runnables Spring schedules, and decides which run once per fire.
- * Thread rule: {@link #describe} is synchronized (Spring registers tasks from the thread that
- * refreshes the context, and lazy beans from whichever thread creates them).
+ * Thread-safe ({@link #describe} is synchronized: Spring registers tasks from the thread that
+ * refreshes the context, and those of lazy beans from whichever thread creates them): names the
+ * jobs behind the runnables Spring schedules, and decides which run once per fire.
  *
  * <p>A job's name is the bean name, a dot and the method name, plus {@code #0}, {@code #1}, ... in
  * order of registration when one method carries several {@code @Scheduled}: the same on every
