@@ -45,9 +45,15 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *    for the running ones; the in-memory engine drops its delayed tasks (durable tasks never run
  *    after shutdown: another instance runs them on time).
  */
-public final class DurableTaskEngine implements LocalClaims {
+public final class DurableTaskEngine {
 
     private static final Log logger = LogFactory.getLog(DurableTaskEngine.class);
+
+    /**
+     * A poll stops claiming once this many batches wait here, so that one instance does not take a
+     * whole backlog while the others could share it; the next poll claims more.
+     */
+    private static final int MAX_QUEUED_BATCHES = 4;
 
     private final DurableTaskStore store;
     private final DurableTaskRunner runner;
@@ -92,7 +98,18 @@ public final class DurableTaskEngine implements LocalClaims {
             DatabaseClock databaseClock,
             OutageLog outages) {
         this.store = store;
-        this.tasks = new DurableTasks(store, handlers, codec, clock, this);
+        this.tasks = new DurableTasks(store, handlers, codec, clock, new LocalClaims() {
+            @Override
+            public void scheduled(long id, Instant due) {
+                claimAfterCommit(id, due);
+            }
+
+            @Override
+            public void cancelled(String handler, String key) {
+                queued.removeIf(
+                        task -> task.handler().equals(handler) && task.key().equals(key));
+            }
+        });
         Set<String> handlerNames = handlers.keySet();
         this.settings = settings;
         this.handlerNames = Set.copyOf(handlerNames);
@@ -211,7 +228,7 @@ public final class DurableTaskEngine implements LocalClaims {
                 due = store.claimDue(owner, settings.lookahead(), settings.lease(), handlerNames, settings.batchSize());
                 claimed.add(due.size());
                 due.forEach(this::enqueue);
-            } while (due.size() == settings.batchSize() && !stopping);
+            } while (due.size() == settings.batchSize() && queued.size() < MAX_QUEUED_BATCHES * settings.batchSize());
             warnAboutForeignHandlers();
             pending.set(store.countWaiting());
             outages.succeeded();
@@ -245,8 +262,8 @@ public final class DurableTaskEngine implements LocalClaims {
         }
     }
 
-    @Override
-    public void scheduled(long id, Instant due) {
+    /** Claims a task just scheduled here, once its transaction commits, if it is due within the lookahead. */
+    private void claimAfterCommit(long id, Instant due) {
         if (workers == null || due.isAfter(databaseClock.now().plus(settings.lookahead()))) {
             return;
         }
@@ -291,11 +308,6 @@ public final class DurableTaskEngine implements LocalClaims {
         } catch (DataAccessException e) {
             failed(e);
         }
-    }
-
-    @Override
-    public void cancelled(String handler, String key) {
-        queued.removeIf(task -> task.handler().equals(handler) && task.key().equals(key));
     }
 
     /**
