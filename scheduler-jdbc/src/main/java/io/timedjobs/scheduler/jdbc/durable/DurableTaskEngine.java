@@ -364,6 +364,16 @@ public final class DurableTaskEngine {
         return pending.get();
     }
 
+    /** Database outages these durable tasks saw: each was logged once, when it began. */
+    public long outageCount() {
+        return outages.outageCount();
+    }
+
+    /** Failed database calls of these durable tasks, outages or not. */
+    public long databaseFailureCount() {
+        return outages.failureCount();
+    }
+
     /** Claimed tasks waiting here for their due time. */
     public int queuedCount() {
         return queued.size();

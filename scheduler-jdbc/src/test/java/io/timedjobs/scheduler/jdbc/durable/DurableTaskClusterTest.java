@@ -133,6 +133,8 @@ class DurableTaskClusterTest {
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> engine.tasks().find(DurableTaskQuery.all()).isEmpty());
         assertThat(handler.runs.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+        assertThat(engine.outageCount()).as("outages logged").isEqualTo(1);
+        assertThat(engine.databaseFailureCount()).isGreaterThan(1);
     }
 
     /**
