@@ -14,8 +14,8 @@ import org.springframework.dao.DataAccessException;
  * Thread-safe; the application's entry point. Schedules, reschedules, cancels and finds durable tasks
  * by (handler name, key).
  *
- * <p>Every call is one statement on the application's {@code DataSource}, through the connection of
- * the caller's Spring-managed transaction when there is one: a task scheduled in a transaction that
+ * <p>Every call runs its statements on the application's {@code DataSource}, through the connection
+ * of the caller's Spring-managed transaction when there is one: a task scheduled in a transaction that
  * rolls back never existed. Without a transaction each call commits on its own.
  *
  * <p><b>NOTE: scheduling a (handler, key) that exists replaces it</b>: payload, schedule and due time
