@@ -1,71 +1,56 @@
 package io.timedjobs.sample;
 
-import java.time.Clock;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskInfo;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskQuery;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskState;
+import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.scheduling.TaskScheduler;
 import org.springframework.stereotype.Service;
 
 /**
- * Schedules one-off reminders on the application's {@link TaskScheduler}, which the starter
- * provides: the service itself knows nothing of Timed Jobs.
+ * Schedules one-off reminders as durable tasks: stored in the application's database, so that a
+ * reminder survives a restart of the sample (or, with several instances, the death of one).
  */
 @Service
 public class ReminderService {
 
-    private static final Logger log = LoggerFactory.getLogger(ReminderService.class);
-
     /** A reminder waiting for its time. */
     public record Reminder(UUID id, String message, Instant dueAt) {}
 
-    private final TaskScheduler scheduler;
-    private final Clock clock;
-    private final Map<UUID, Reminder> pending = new ConcurrentHashMap<>();
-    private final AtomicLong fired = new AtomicLong();
+    private final DurableTasks tasks;
+    private final ReminderHandler handler;
 
-    ReminderService(TaskScheduler scheduler) {
-        this.scheduler = scheduler;
-        this.clock = scheduler.getClock();
+    ReminderService(DurableTasks tasks, ReminderHandler handler) {
+        this.tasks = tasks;
+        this.handler = handler;
     }
 
     /** Schedules a reminder {@code delay} from now. */
     public Reminder schedule(String message, Duration delay) {
         Reminder reminder =
-                new Reminder(UUID.randomUUID(), message, clock.instant().plus(delay));
-        // listed before it is scheduled, so that one due at once is never listed after it fired
-        pending.put(reminder.id(), reminder);
-        try {
-            scheduler.schedule(() -> fire(reminder), reminder.dueAt());
-        } catch (RuntimeException rejected) {
-            pending.remove(reminder.id());
-            throw rejected;
-        }
+                new Reminder(UUID.randomUUID(), message, Instant.now().plus(delay));
+        tasks.schedule(ReminderHandler.NAME, reminder.id().toString(), reminder.dueAt(), message);
         return reminder;
-    }
-
-    private void fire(Reminder reminder) {
-        pending.remove(reminder.id());
-        fired.incrementAndGet();
-        log.info("Reminder {}: {}", reminder.id(), reminder.message());
     }
 
     /** Returns the reminders still waiting, soonest first. */
     public List<Reminder> pending() {
-        return pending.values().stream()
-                .sorted(Comparator.comparing(Reminder::dueAt))
+        return tasks.find(DurableTaskQuery.all().handler(ReminderHandler.NAME)).stream()
+                .filter(task -> task.state() != DurableTaskState.FAILED)
+                .map(ReminderService::reminder)
                 .toList();
     }
 
-    /** Returns how many reminders have fired since start-up. */
+    /** Returns how many reminders have fired on this instance since start-up. */
     public long firedCount() {
-        return fired.get();
+        return handler.firedCount();
+    }
+
+    private static Reminder reminder(DurableTaskInfo task) {
+        return new Reminder(UUID.fromString(task.key()), Objects.requireNonNullElse(task.payload(), ""), task.fireAt());
     }
 }

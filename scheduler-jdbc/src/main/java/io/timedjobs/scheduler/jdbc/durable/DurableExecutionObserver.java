@@ -1,0 +1,25 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+/**
+ * Implementations are thread-safe; called on the worker that runs a durable task. Wraps each execution
+ * of a handler, for tracing and metrics (the auto-configuration wraps it in a Micrometer Observation
+ * when an {@code ObservationRegistry} is present). It must call {@code execution.run()} exactly once
+ * and let its exception through.
+ */
+@FunctionalInterface
+public interface DurableExecutionObserver {
+
+    /** Runs one execution of {@code task}. */
+    void observe(DurableTask<?> task, Execution execution) throws Exception;
+
+    /** One execution of a handler. */
+    @FunctionalInterface
+    interface Execution {
+        void run() throws Exception;
+    }
+
+    /** Runs each execution as it is. */
+    static DurableExecutionObserver none() {
+        return (task, execution) -> execution.run();
+    }
+}

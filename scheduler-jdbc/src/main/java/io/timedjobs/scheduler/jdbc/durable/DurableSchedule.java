@@ -1,0 +1,126 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.springframework.scheduling.support.CronExpression;
+
+/**
+ * Immutable; any thread. When a recurring durable task fires: a cron expression in a zone, or a fixed
+ * period. It is stored in the task's row as its {@link #toString()} text ({@code cron:<expression>@<zone>}
+ * or {@code every:<ISO-8601 duration>}) and read back with {@link #parse(String)}, so every instance
+ * computes the same fires.
+ *
+ * <p>Fires missed while no instance ran are skipped, not caught up: the next fire is the first one
+ * after the instant the last run ended.
+ */
+public final class DurableSchedule {
+
+    private static final String CRON = "cron:";
+    private static final String EVERY = "every:";
+
+    private final String text;
+    private final @Nullable CronExpression cron;
+    private final ZoneId zone;
+    private final Duration period;
+
+    private DurableSchedule(String text, @Nullable CronExpression cron, ZoneId zone, Duration period) {
+        this.text = text;
+        this.cron = cron;
+        this.zone = zone;
+        this.period = period;
+    }
+
+    /**
+     * A Spring cron expression (six fields, seconds first) evaluated in a zone.
+     *
+     * @throws IllegalArgumentException when the expression does not parse
+     */
+    public static DurableSchedule cron(String expression, ZoneId zone) {
+        Objects.requireNonNull(expression, "expression");
+        Objects.requireNonNull(zone, "zone");
+        CronExpression parsed = CronExpression.parse(expression);
+        return new DurableSchedule(CRON + expression + "@" + zone.getId(), parsed, zone, Duration.ZERO);
+    }
+
+    /**
+     * A fixed period between fires, the first one period after scheduling.
+     *
+     * @throws IllegalArgumentException when the period is not positive
+     */
+    public static DurableSchedule every(Duration period) {
+        Objects.requireNonNull(period, "period");
+        if (period.isNegative() || period.isZero()) {
+            throw new IllegalArgumentException("A recurring durable task needs a positive period, got " + period);
+        }
+        return new DurableSchedule(EVERY + period, null, ZoneId.of("UTC"), period);
+    }
+
+    /**
+     * Reads a schedule back from its stored text.
+     *
+     * @throws IllegalArgumentException when the text is not a schedule
+     */
+    public static DurableSchedule parse(String text) {
+        try {
+            if (text.startsWith(CRON)) {
+                int at = text.lastIndexOf('@');
+                if (at > CRON.length()) {
+                    return cron(text.substring(CRON.length(), at), ZoneId.of(text.substring(at + 1)));
+                }
+            } else if (text.startsWith(EVERY)) {
+                return every(Duration.parse(text.substring(EVERY.length())));
+            }
+        } catch (DateTimeException e) {
+            throw new IllegalArgumentException(
+                    "Not a durable task schedule: '" + text + "' (" + e.getMessage() + ")", e);
+        }
+        throw new IllegalArgumentException(
+                "Not a durable task schedule: '" + text + "'; expected cron:<expression>@<zone> or every:<duration>");
+    }
+
+    /**
+     * The first fire strictly after {@code after}, following the previous fire {@code previous}: for a
+     * fixed period, {@code previous + n * period} for the smallest such n; for cron, the next match.
+     */
+    public Instant next(Instant previous, Instant after) {
+        if (cron == null) {
+            Instant next = previous.plus(period);
+            if (!next.isAfter(after)) {
+                long behind = Duration.between(previous, after).toNanos() / period.toNanos();
+                next = previous.plus(period.multipliedBy(behind + 1));
+            }
+            return next;
+        }
+        ZonedDateTime next = cron.next(ZonedDateTime.ofInstant(after, zone));
+        if (next == null) {
+            throw new IllegalStateException("Cron expression " + text + " has no fire after " + after);
+        }
+        return next.toInstant();
+    }
+
+    /** The first fire of a schedule set up at {@code now}. */
+    public Instant first(Instant now) {
+        return next(now, now);
+    }
+
+    @Override
+    public boolean equals(@Nullable Object other) {
+        return other instanceof DurableSchedule that && text.equals(that.text);
+    }
+
+    @Override
+    public int hashCode() {
+        return text.hashCode();
+    }
+
+    /** The stored form. */
+    @Override
+    public String toString() {
+        return text;
+    }
+}

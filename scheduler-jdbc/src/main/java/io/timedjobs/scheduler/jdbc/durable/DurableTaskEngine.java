@@ -1,0 +1,393 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import io.timedjobs.scheduler.LeaderFollowerScheduler;
+import io.timedjobs.scheduler.jdbc.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.OutageLog;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Thread-safe; one per instance, started and stopped by its owner (in Spring, its lifecycle). Claims
+ * durable tasks from the database and starts each at its due instant on an in-memory engine.
+ */
+/*
+ * Design overview.
+ *
+ * 1. At each poll of the instance's ClusterHeartbeat (its thread, every poll interval, right after it
+ *    measured the DatabaseClock), this engine renews its leases, takes over expired claims of other
+ *    instances, claims what is due within the lookahead, warns about due tasks whose handler this
+ *    instance lacks, and counts what waits. Each step is one statement.
+ * 2. Each claimed task goes into a LeaderFollowerScheduler at the local instant at which the database's
+ *    clock reaches its due time. The runner then starts it under its claim version (the start fence),
+ *    so a task cancelled, replaced or taken over since the claim never runs in its old form.
+ * 3. A task scheduled on this instance within the lookahead is claimed here right after its
+ *    transaction commits (handed to a worker, outside the caller's transaction), not at the next
+ *    poll. If this instance dies in between, the row is still PENDING or its lease expires.
+ * 4. stop() hands every claimed task that has not started back to the database at once, then waits
+ *    for the running ones; the in-memory engine drops its delayed tasks (durable tasks never run
+ *    after shutdown: another instance runs them on time).
+ */
+public final class DurableTaskEngine {
+
+    private static final Log logger = LogFactory.getLog(DurableTaskEngine.class);
+
+    /**
+     * A poll stops claiming once this many batches wait here, so that one instance does not take a
+     * whole backlog while the others could share it; the next poll claims more.
+     */
+    private static final int MAX_QUEUED_BATCHES = 4;
+
+    private final DurableTaskStore store;
+    private final DurableTaskRunner runner;
+    private final DurableTaskSettings settings;
+    private final Set<String> handlerNames;
+    private final String owner;
+    private final DatabaseClock databaseClock;
+    private final OutageLog outages;
+    private final ClusterHeartbeat heartbeat;
+    private final boolean ownsHeartbeat;
+
+    /** Claimed tasks waiting in the in-memory engine. */
+    private final ClaimedQueue queued = new ClaimedQueue();
+
+    /** Handlers already warned about, so that each is named once. */
+    private final Set<String> warnedForeign = ConcurrentHashMap.newKeySet();
+
+    private final LongAdder claimed = new LongAdder();
+    private final LongAdder rescued = new LongAdder();
+    private final AtomicLong pending = new AtomicLong();
+
+    /** System.nanoTime() until which this instance's leases are known to hold; written by the poller. */
+    private volatile long leaseHeldUntilNanos = System.nanoTime();
+
+    /** Held by a poll, a claim after commit, and stop()'s release, so that no claim lands after it. */
+    private final Object claimLock = new Object();
+
+    private volatile boolean stopping;
+    private volatile @Nullable LeaderFollowerScheduler workers;
+
+    private final DurableTasks tasks;
+
+    DurableTaskEngine(
+            DurableTaskStore store,
+            DurableTaskRunner.Factory runnerFactory,
+            DurableTaskSettings settings,
+            Map<String, DurableTaskHandler<?>> handlers,
+            PayloadCodec codec,
+            Clock clock,
+            ClusterHeartbeat heartbeat,
+            boolean ownsHeartbeat,
+            DatabaseClock databaseClock,
+            OutageLog outages) {
+        this.store = store;
+        this.tasks = new DurableTasks(store, handlers, codec, clock, new LocalClaims() {
+            @Override
+            public void scheduled(long id, Instant due) {
+                claimAfterCommit(id, due);
+            }
+
+            @Override
+            public void cancelled(String handler, String key) {
+                queued.removeIf(
+                        task -> task.handler().equals(handler) && task.key().equals(key));
+            }
+        });
+        Set<String> handlerNames = handlers.keySet();
+        this.settings = settings;
+        this.handlerNames = Set.copyOf(handlerNames);
+        this.owner = heartbeat.instance().name();
+        this.heartbeat = heartbeat;
+        this.ownsHeartbeat = ownsHeartbeat;
+        this.databaseClock = databaseClock;
+        this.outages = outages;
+        this.runner = runnerFactory.create(() -> System.nanoTime() - leaseHeldUntilNanos < 0, this::failed);
+        heartbeat.addPollAction(this::poll);
+    }
+
+    private void failed(RuntimeException failure) {
+        outages.failed("durable tasks of " + owner, failure);
+    }
+
+    /** Returns a builder of an engine on the cluster's database. */
+    public static DurableTaskEngineBuilder builder(ClusterDatabase database) {
+        return new DurableTaskEngineBuilder(database);
+    }
+
+    /** The scheduling API bound to this engine: tasks due soon are claimed here right after commit. */
+    public DurableTasks tasks() {
+        return tasks;
+    }
+
+    /** Starts polling and firing; idempotent. */
+    public synchronized void start() {
+        if (workers != null) {
+            return;
+        }
+        stopping = false;
+        workers = LeaderFollowerScheduler.builder()
+                .poolSize(settings.poolSize())
+                .threadNamePrefix("timed-jobs-durable-")
+                .executeExistingDelayedTasksAfterShutdown(false)
+                .build();
+        if (ownsHeartbeat) {
+            heartbeat.start();
+        }
+    }
+
+    /** Whether it was started and not stopped since. */
+    public boolean isRunning() {
+        return workers != null;
+    }
+
+    /**
+     * Hands claimed tasks that have not started back to the database, then waits up to {@code timeout}
+     * for running ones to finish; idempotent.
+     */
+    public synchronized void stop(Duration timeout) {
+        if (workers == null) {
+            return;
+        }
+        stopping = true;
+        queued.clear();
+        workers.shutdown();
+        synchronized (claimLock) {
+            try {
+                int released = store.releaseAll(owner);
+                logger.debug("Released " + released + " durable task claims of " + owner);
+            } catch (DataAccessException e) {
+                failed(e);
+            }
+        }
+        shutDown(workers, timeout);
+        try {
+            runner.writeDeferred();
+        } catch (DataAccessException e) {
+            logger.warn(
+                    runner.deferredCount() + " durable task outcomes could not be written at shutdown;"
+                            + " their leases will bring the tasks back",
+                    e);
+        }
+        workers = null;
+        if (ownsHeartbeat) {
+            heartbeat.stop();
+        }
+    }
+
+    /** Stops at once without touching the database, as a crash would: for tests of rescue. */
+    synchronized void abandon() {
+        if (workers == null) {
+            return;
+        }
+        stopping = true;
+        workers.shutdownNow();
+        queued.clear();
+        workers = null;
+        if (ownsHeartbeat) {
+            heartbeat.stop();
+        }
+    }
+
+    /** One poll: deferred outcomes, heartbeat, rescue, claims, warnings, counts. */
+    void poll() {
+        synchronized (claimLock) {
+            if (!stopping && workers != null) {
+                pollOnce();
+            }
+        }
+    }
+
+    private void pollOnce() {
+        try {
+            runner.writeDeferred();
+            long before = System.nanoTime();
+            store.heartbeat(owner, settings.lease());
+            leaseHeldUntilNanos = before + settings.lease().toNanos();
+            List<ClaimedTask> taken = store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize());
+            rescued.add(taken.size());
+            taken.forEach(this::enqueue);
+            List<ClaimedTask> due;
+            do {
+                due = store.claimDue(owner, settings.lookahead(), settings.lease(), handlerNames, settings.batchSize());
+                claimed.add(due.size());
+                due.forEach(this::enqueue);
+            } while (due.size() == settings.batchSize() && queued.size() < MAX_QUEUED_BATCHES * settings.batchSize());
+            warnAboutForeignHandlers();
+            pending.set(store.countWaiting());
+            outages.succeeded();
+        } catch (DataAccessException e) {
+            failed(e);
+        }
+    }
+
+    private void warnAboutForeignHandlers() {
+        for (String handler : store.foreignHandlersDue(handlerNames)) {
+            if (warnedForeign.add(handler)) {
+                logger.warn("Durable tasks for handler '" + handler + "' are due, but no handler of that name is"
+                        + " registered on instance " + owner + "; they are left for an instance that has one");
+            }
+        }
+    }
+
+    private void enqueue(ClaimedTask task) {
+        LeaderFollowerScheduler engine = workers;
+        if (engine == null || stopping) {
+            return; // stop() releases it
+        }
+        long delayNanos = Duration.between(databaseClock.localClock().instant(), databaseClock.toLocal(task.dueAt()))
+                .toNanos();
+        queued.add(task, delayNanos, engine, this::fire);
+    }
+
+    private void fire(ClaimedTask task) {
+        if (!stopping) {
+            runner.run(task);
+        }
+    }
+
+    /** Claims a task just scheduled here, once its transaction commits, if it is due within the lookahead. */
+    private void claimAfterCommit(long id, Instant due) {
+        if (workers == null || due.isAfter(databaseClock.now().plus(settings.lookahead()))) {
+            return;
+        }
+        Runnable claim = () -> claimHere(id);
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    handOff(claim);
+                }
+            });
+        } else {
+            handOff(claim);
+        }
+    }
+
+    private void handOff(Runnable claim) {
+        LeaderFollowerScheduler thread = workers;
+        if (thread != null && !stopping) {
+            try {
+                thread.execute(claim);
+            } catch (RejectedExecutionException e) {
+                // stopping: the next poll of any instance claims it
+            }
+        }
+    }
+
+    private void claimHere(long id) {
+        synchronized (claimLock) {
+            if (!stopping) {
+                claimOneHere(id);
+            }
+        }
+    }
+
+    private void claimOneHere(long id) {
+        try {
+            store.claimOne(owner, id, settings.lookahead(), settings.lease()).ifPresent(task -> {
+                claimed.increment();
+                enqueue(task);
+            });
+        } catch (DataAccessException e) {
+            failed(e);
+        }
+    }
+
+    /**
+     * Claims every task due now on the database's clock and runs each on the calling thread, together
+     * with the tasks already queued here that are due: for tests of handlers. Returns how many ran.
+     */
+    public int runDueNow() {
+        Instant localNow = databaseClock.localClock().instant();
+        List<ClaimedTask> due = new ArrayList<>(
+                queued.removeIf(task -> !databaseClock.toLocal(task.dueAt()).isAfter(localNow)));
+        due.addAll(store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize()));
+        due.addAll(store.claimDue(owner, Duration.ZERO, settings.lease(), handlerNames, settings.batchSize()));
+        int ran = 0;
+        for (ClaimedTask task : due) {
+            if (runner.run(task)) {
+                ran++;
+            }
+        }
+        return ran;
+    }
+
+    /** This instance's name, as it appears in {@code claimed_by}. */
+    public String owner() {
+        return owner;
+    }
+
+    /** Tasks claimed by this instance, rescues excluded. */
+    public long claimedCount() {
+        return claimed.sum();
+    }
+
+    /** Expired claims of other instances taken over by this one. */
+    public long rescuedCount() {
+        return rescued.sum();
+    }
+
+    /** Executions whose handler returned. */
+    public long completedCount() {
+        return runner.completed.sum();
+    }
+
+    /** Executions whose handler threw. */
+    public long failedCount() {
+        return runner.failed.sum();
+    }
+
+    /** Starts and outcomes refused by their fence (the task changed or moved since its claim). */
+    public long fencedCount() {
+        return runner.fenced.sum();
+    }
+
+    /** Tasks not done yet in the whole table (PENDING, CLAIMED or RUNNING), as of the last poll. */
+    public long pendingCount() {
+        return pending.get();
+    }
+
+    /** Database outages these durable tasks saw: each was logged once, when it began. */
+    public long outageCount() {
+        return outages.outageCount();
+    }
+
+    /** Failed database calls of these durable tasks, outages or not. */
+    public long databaseFailureCount() {
+        return outages.failureCount();
+    }
+
+    /** Claimed tasks waiting here for their due time. */
+    public int queuedCount() {
+        return queued.size();
+    }
+
+    private static void shutDown(LeaderFollowerScheduler scheduler, Duration timeout) {
+        scheduler.shutdown();
+        try {
+            if (!scheduler.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                scheduler.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            scheduler.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import io.timedjobs.scheduler.Ticker;
+import io.timedjobs.scheduler.jdbc.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.OutageLog;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Not thread-safe; used once, by the code that wires an instance (the auto-configuration, or a test).
+ * Builds a {@link DurableTaskEngine} and the {@link DurableTasks} bound to it.
+ *
+ * <p>Given the instance's {@link ClusterHeartbeat} and {@link DatabaseClock} (as the
+ * auto-configuration does), the engine polls on that heartbeat. Without them it makes its own,
+ * under {@link #instanceName(String)}, and starts and stops them with itself.
+ */
+public final class DurableTaskEngineBuilder {
+
+    private final ClusterDatabase database;
+    private final Map<String, DurableTaskHandler<?>> handlers = new LinkedHashMap<>();
+    private PayloadCodec codec = PayloadCodec.stringsOnly();
+    private DurableExecutionObserver observer = DurableExecutionObserver.none();
+    private DurableTaskSettings settings = DurableTaskSettings.defaults();
+    private Clock clock = Clock.systemUTC();
+    private @Nullable PlatformTransactionManager transactionManager;
+    private @Nullable ClusterHeartbeat heartbeat;
+    private @Nullable DatabaseClock databaseClock;
+    private String instanceName = ClusterInstance.defaultName();
+
+    DurableTaskEngineBuilder(ClusterDatabase database) {
+        this.database = Objects.requireNonNull(database, "database");
+    }
+
+    /** Registers a handler under a name. */
+    public DurableTaskEngineBuilder handler(String name, DurableTaskHandler<?> handler) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(handler, "handler");
+        if (name.isBlank() || name.length() > 200) {
+            throw new IllegalArgumentException(
+                    "A durable task handler name must be 1 to 200 characters, not blank, was '" + name + "'");
+        }
+        handlers.put(name, handler);
+        return this;
+    }
+
+    /** Registers handlers by name (in Spring, the handler beans by bean name). */
+    public DurableTaskEngineBuilder handlers(Map<String, ? extends DurableTaskHandler<?>> handlers) {
+        handlers.forEach(this::handler);
+        return this;
+    }
+
+    /** How payloads other than Strings are written and read; by default only Strings are accepted. */
+    public DurableTaskEngineBuilder codec(PayloadCodec codec) {
+        this.codec = Objects.requireNonNull(codec, "codec");
+        return this;
+    }
+
+    /** What wraps each execution (an Observation in the auto-configuration). */
+    public DurableTaskEngineBuilder observer(DurableExecutionObserver observer) {
+        this.observer = Objects.requireNonNull(observer, "observer");
+        return this;
+    }
+
+    public DurableTaskEngineBuilder settings(DurableTaskSettings settings) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        return this;
+    }
+
+    /** The application's clock, that delays and recurring schedules count from. */
+    public DurableTaskEngineBuilder clock(Clock clock) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        return this;
+    }
+
+    /** The transaction manager of handlers that run in their completion's transaction. */
+    public DurableTaskEngineBuilder transactionManager(@Nullable PlatformTransactionManager transactionManager) {
+        this.transactionManager = transactionManager;
+        return this;
+    }
+
+    /** The instance's heartbeat and database clock, to poll on instead of making its own. */
+    public DurableTaskEngineBuilder heartbeat(ClusterHeartbeat heartbeat, DatabaseClock databaseClock) {
+        this.heartbeat = Objects.requireNonNull(heartbeat, "heartbeat");
+        this.databaseClock = Objects.requireNonNull(databaseClock, "databaseClock");
+        return this;
+    }
+
+    /** This instance's name when the engine makes its own heartbeat; unique by default. */
+    public DurableTaskEngineBuilder instanceName(String instanceName) {
+        this.instanceName = Objects.requireNonNull(instanceName, "instanceName");
+        return this;
+    }
+
+    public DurableTaskEngine build() {
+        DurableTaskStore store = new DurableTaskStore(database.dataSource(), database.dialect(), database.tables());
+        DatabaseClock timeSource = databaseClock;
+        ClusterHeartbeat beat = heartbeat;
+        boolean owned = beat == null;
+        if (beat == null || timeSource == null) {
+            timeSource = new DatabaseClock(database.jdbc(), database.dialect(), clock, Ticker.system());
+            ClusterInstance instance = new ClusterInstance(
+                    database.jdbc(), database.dialect(), database.tables(), instanceName, settings.lease());
+            beat = new ClusterHeartbeat(
+                    instance,
+                    timeSource,
+                    new OutageLog(ClusterHeartbeat.class, "the heartbeat of instance " + instanceName),
+                    settings.pollInterval());
+        }
+        String owner = beat.instance().name();
+        TransactionTemplate transaction =
+                transactionManager == null ? null : new TransactionTemplate(transactionManager);
+        Map<String, DurableTaskHandler<?>> registered = Map.copyOf(handlers);
+        DurableTaskRunner.Factory runners = (leaseHeld, failures) -> new DurableTaskRunner(
+                store, registered, codec, observer, settings, owner, clock, transaction, leaseHeld, failures);
+        return new DurableTaskEngine(
+                store,
+                runners,
+                settings,
+                registered,
+                codec,
+                clock,
+                beat,
+                owned,
+                timeSource,
+                new OutageLog(DurableTaskEngine.class, "durable tasks of instance " + owner));
+    }
+}

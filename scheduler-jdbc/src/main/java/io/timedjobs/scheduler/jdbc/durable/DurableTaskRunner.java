@@ -1,0 +1,233 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Thread-safe; called on the in-memory engine's workers, many tasks at once. Runs one claimed task:
+ * the fenced start, the handler (inside the completion's transaction when it asks for it), then the
+ * fenced completion or failure.
+ *
+ * <p>When the database cannot be reached at the start, the task runs all the same as long as this
+ * instance's lease is still held (nobody else can take it over before the lease ends); its outcome
+ * then waits in {@link #deferred} until the next poll writes it.
+ */
+final class DurableTaskRunner {
+
+    private static final Log logger = LogFactory.getLog(DurableTaskRunner.class);
+
+    private final DurableTaskStore store;
+    private final Map<String, DurableTaskHandler<?>> handlers;
+    private final PayloadCodec codec;
+    private final DurableExecutionObserver observer;
+    private final DurableTaskSettings settings;
+    private final String owner;
+    private final Clock clock;
+    private final @Nullable TransactionTemplate completionTransaction;
+    private final BooleanSupplier leaseHeld;
+    private final Consumer<RuntimeException> outage;
+
+    /** Outcomes the database could not take when they happened, written at the next poll. */
+    private final Queue<DeferredOutcome> deferred = new ConcurrentLinkedQueue<>();
+
+    final LongAdder completed = new LongAdder();
+    final LongAdder failed = new LongAdder();
+    final LongAdder fenced = new LongAdder();
+
+    DurableTaskRunner(
+            DurableTaskStore store,
+            Map<String, DurableTaskHandler<?>> handlers,
+            PayloadCodec codec,
+            DurableExecutionObserver observer,
+            DurableTaskSettings settings,
+            String owner,
+            Clock clock,
+            @Nullable TransactionTemplate completionTransaction,
+            BooleanSupplier leaseHeld,
+            Consumer<RuntimeException> outage) {
+        this.store = store;
+        this.handlers = handlers;
+        this.codec = codec;
+        this.observer = observer;
+        this.settings = settings;
+        this.owner = owner;
+        this.clock = clock;
+        this.completionTransaction = completionTransaction;
+        this.leaseHeld = leaseHeld;
+        this.outage = outage;
+        handlers.forEach((name, handler) -> {
+            if (handler.runsInCompletionTransaction() && completionTransaction == null) {
+                throw new IllegalArgumentException("Durable task handler '" + name
+                        + "' runs in the completion's transaction, but no transaction manager is configured");
+            }
+        });
+    }
+
+    /** Starts, runs and records one task; returns whether the handler ran. */
+    boolean run(ClaimedTask claimed) {
+        DurableTaskHandler<?> handler = handlers.get(claimed.handler());
+        if (handler == null) {
+            // only claimed for known handlers; a hand-made claim could still get here
+            store.release(claimed, owner);
+            return false;
+        }
+        if (!start(claimed)) {
+            fenced.increment();
+            return false;
+        }
+        execute(handler, claimed);
+        return true;
+    }
+
+    private boolean start(ClaimedTask claimed) {
+        try {
+            return store.start(claimed, owner, settings.lease());
+        } catch (DataAccessException e) {
+            outage.accept(e);
+            return leaseHeld.getAsBoolean();
+        }
+    }
+
+    private <T> void execute(DurableTaskHandler<T> handler, ClaimedTask claimed) {
+        int attempt = claimed.attempts() + 1;
+        try {
+            DurableTask<T> task = new DurableTask<>(
+                    claimed.id(),
+                    claimed.handler(),
+                    claimed.key(),
+                    decode(claimed.payload(), handler.payloadType()),
+                    claimed.fireAt(),
+                    attempt,
+                    claimed.schedule() != null);
+            if (handler.runsInCompletionTransaction() && completionTransaction != null) {
+                completionTransaction.executeWithoutResult(status -> {
+                    invoke(handler, task);
+                    if (!complete(claimed)) {
+                        // refused: another instance owns the task now, so the handler's writes go too
+                        status.setRollbackOnly();
+                    }
+                });
+            } else {
+                invoke(handler, task);
+                record(claimed, () -> complete(claimed));
+            }
+            completed.increment();
+        } catch (RuntimeException | Error e) {
+            Throwable cause = e instanceof HandlerFailure failure ? failure.getCause() : e;
+            failed.increment();
+            logger.warn(
+                    "Durable task " + claimed.handler() + "/" + claimed.key() + " failed (attempt " + attempt + " of "
+                            + settings.maxAttempts() + ")",
+                    cause);
+            record(claimed, () -> fail(claimed, attempt, String.valueOf(cause)));
+        }
+    }
+
+    private <T> void invoke(DurableTaskHandler<T> handler, DurableTask<T> task) {
+        try {
+            observer.observe(task, () -> handler.handle(task));
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new HandlerFailure(e);
+        }
+    }
+
+    private <T> @Nullable T decode(@Nullable String payload, Class<T> type) {
+        if (payload == null) {
+            return null;
+        }
+        if (type == String.class) {
+            return type.cast(payload);
+        }
+        return codec.read(payload, type);
+    }
+
+    private boolean complete(ClaimedTask claimed) {
+        boolean accepted = claimed.schedule() == null
+                ? store.completeOnce(claimed)
+                : store.completeRecurring(claimed, nextFire(claimed), null);
+        refused(claimed, accepted, "completion");
+        return accepted;
+    }
+
+    private boolean fail(ClaimedTask claimed, int attempt, String error) {
+        boolean terminal = attempt >= settings.maxAttempts();
+        boolean accepted;
+        if (claimed.schedule() != null && terminal) {
+            accepted = store.completeRecurring(claimed, nextFire(claimed), error);
+        } else {
+            accepted = store.fail(claimed, terminal, error, settings.backoff(attempt));
+        }
+        refused(claimed, accepted, "failure");
+        return accepted;
+    }
+
+    private Instant nextFire(ClaimedTask claimed) {
+        Instant now = clock.instant();
+        Instant after = now.isAfter(claimed.fireAt()) ? now : claimed.fireAt();
+        return DurableSchedule.parse(claimed.schedule()).next(claimed.fireAt(), after);
+    }
+
+    private void refused(ClaimedTask claimed, boolean accepted, String what) {
+        if (!accepted) {
+            fenced.increment();
+            logger.info("The " + what + " of durable task " + claimed.handler() + "/" + claimed.key()
+                    + " was refused: it was cancelled, changed or taken over by another instance since it was claimed");
+        }
+    }
+
+    /** Writes an outcome now, or keeps it for the next poll when the database cannot be reached. */
+    private void record(ClaimedTask claimed, DeferredOutcome outcome) {
+        try {
+            outcome.write();
+        } catch (DataAccessException e) {
+            outage.accept(e);
+            deferred.add(outcome);
+        }
+    }
+
+    /** Writes the outcomes kept while the database could not be reached; stops at the first error. */
+    void writeDeferred() {
+        DeferredOutcome outcome;
+        while ((outcome = deferred.peek()) != null) {
+            outcome.write();
+            deferred.remove(outcome);
+        }
+    }
+
+    int deferredCount() {
+        return deferred.size();
+    }
+
+    /** Builds the runner once the engine can say whether its leases hold and where outages go. */
+    @FunctionalInterface
+    interface Factory {
+        DurableTaskRunner create(BooleanSupplier leaseHeld, Consumer<RuntimeException> outage);
+    }
+
+    @FunctionalInterface
+    private interface DeferredOutcome {
+        boolean write();
+    }
+
+    /** Carries a handler's checked exception through the transaction callback. */
+    private static final class HandlerFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        HandlerFailure(Exception cause) {
+            super(cause);
+        }
+    }
+}

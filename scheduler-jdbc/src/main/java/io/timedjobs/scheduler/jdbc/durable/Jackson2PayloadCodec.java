@@ -1,0 +1,42 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Objects;
+
+/**
+ * Thread-safe, as its mapper is. Payloads as JSON through a Jackson 2 {@link ObjectMapper} (Spring
+ * Boot 3.5's mapper bean).
+ *
+ * <p><b>NOTE:</b> values are read only as the handler's declared type. A mapper configured with
+ * default typing would still honour type ids inside the JSON; do not give one to this codec.
+ */
+public final class Jackson2PayloadCodec implements PayloadCodec {
+
+    private final ObjectMapper mapper;
+
+    /** Wraps the application's mapper. */
+    public Jackson2PayloadCodec(ObjectMapper mapper) {
+        this.mapper = Objects.requireNonNull(mapper, "mapper");
+    }
+
+    @Override
+    public String write(Object value) {
+        try {
+            return mapper.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(
+                    "Cannot write a " + value.getClass().getName() + " payload as JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    @Override
+    public <T> T read(String text, Class<T> type) {
+        try {
+            return mapper.readValue(text, type);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(
+                    "Cannot read a payload as " + type.getName() + ": " + e.getOriginalMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.timedjobs.scheduler.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.timedjobs.scheduler.Ticker;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import javax.sql.DataSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+class DatabaseClockTest {
+
+    /** A local clock 2 s behind reads an offset of +2 s, within the measurement's error plus slack. */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldMeasureTheOffsetOfASkewedLocalClock(TestDatabases.Kind kind) {
+        DataSource dataSource = kind.newDatabase();
+        Clock behind = Clock.offset(Clock.systemUTC(), Duration.ofSeconds(-2));
+        DatabaseClock clock = new DatabaseClock(
+                new JdbcTemplate(dataSource), JdbcDialect.detect(dataSource), behind, Ticker.system());
+        assertThat(clock.lastMeasurement()).isNull();
+        assertThat(clock.offset()).isZero();
+
+        DatabaseClock.Measurement measurement = clock.measure();
+
+        Duration slack = measurement.error().plusMillis(100);
+        assertThat(measurement.offset())
+                .isBetween(
+                        Duration.ofSeconds(2).minus(slack),
+                        Duration.ofSeconds(2).plus(slack));
+        assertThat(clock.lastMeasurement()).isEqualTo(measurement);
+        Instant databaseInstant = Instant.parse("2030-01-01T00:00:00Z");
+        assertThat(clock.toDatabase(clock.toLocal(databaseInstant))).isEqualTo(databaseInstant);
+        assertThat(clock.toLocal(databaseInstant)).isEqualTo(databaseInstant.minus(measurement.offset()));
+        long inAMinute = clock.nanosUntil(clock.now().plusSeconds(60));
+        assertThat(inAMinute)
+                .isBetween(
+                        Duration.ofSeconds(59).toNanos(), Duration.ofSeconds(60).toNanos());
+        assertThat(Duration.between(Instant.now(), clock.asClock(ZoneOffset.UTC).instant())
+                        .abs())
+                .isLessThan(slack.plusMillis(200));
+    }
+}

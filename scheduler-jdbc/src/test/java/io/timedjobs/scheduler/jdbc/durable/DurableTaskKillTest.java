@@ -1,0 +1,87 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.timedjobs.scheduler.jdbc.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.TestDatabases;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/** An instance in another JVM killed with SIGKILL while it holds claims: another instance rescues them. */
+class DurableTaskKillTest {
+
+    private static final int TASKS = 20;
+
+    /** The claims of a JVM killed with SIGKILL are rescued within lease plus poll, and each task runs once. */
+    @Test
+    void shouldRescueTheClaimsOfAJvmKilledWithSigkill() throws Exception {
+        String url = "jdbc:postgresql://localhost:" + TestDatabases.postgresPort() + "/"
+                + TestDatabases.newPostgresDatabaseName() + "?user=postgres";
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setURL(url);
+        ClusterDatabase database = DurableTestSupport.database(dataSource);
+        DurableTaskEngine survivor = DurableTaskEngine.builder(database)
+                .instanceName("survivor")
+                .handler("mail", new RecordingHandler())
+                .settings(DurableTestSupport.fastSettings())
+                .build(); // schedules only until the child is dead
+        Instant due = Instant.now().plusSeconds(8);
+        for (int i = 0; i < TASKS; i++) {
+            survivor.tasks().schedule("mail", "k" + i, due.plusMillis(i), null);
+        }
+
+        Process child = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        DurableTaskChildInstance.class.getName(),
+                        url,
+                        "child",
+                        Integer.toString(TASKS))
+                .redirectErrorStream(true)
+                .start();
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            do {
+                line = out.readLine();
+            } while (line != null && !line.startsWith("CLAIMED"));
+            assertThat(line).as("the child's claims").isEqualTo("CLAIMED " + TASKS);
+        } finally {
+            child.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no release
+            assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        }
+        long killedAt = System.nanoTime();
+        assertThat(survivor.tasks().find(DurableTaskQuery.all().state(DurableTaskState.CLAIMED)))
+                .hasSize(TASKS)
+                .allSatisfy(t -> assertThat(t.claimedBy()).isEqualTo("child"));
+
+        RecordingHandler handler = new RecordingHandler();
+        DurableTaskEngine rescuer = DurableTaskEngine.builder(database)
+                .instanceName("rescuer")
+                .handler("mail", handler)
+                .settings(DurableTestSupport.fastSettings())
+                .build();
+        rescuer.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> rescuer.rescuedCount() == TASKS);
+            Duration rescuedWithin = Duration.ofNanos(System.nanoTime() - killedAt);
+            DurableTaskSettings settings = DurableTestSupport.fastSettings();
+            assertThat(rescuedWithin)
+                    .isLessThan(settings.lease().plus(settings.pollInterval()).plusSeconds(1));
+            await().atMost(Duration.ofSeconds(20)).until(() -> handler.totalRuns() == TASKS);
+            assertThat(handler.runs.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+            System.out.println("SIGKILL: " + TASKS + " claims rescued within " + rescuedWithin.toMillis() + " ms");
+        } finally {
+            rescuer.stop(Duration.ofSeconds(5));
+        }
+    }
+}

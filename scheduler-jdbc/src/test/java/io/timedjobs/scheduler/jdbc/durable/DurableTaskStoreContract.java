@@ -1,0 +1,276 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.timedjobs.scheduler.jdbc.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.TableNames;
+import io.timedjobs.scheduler.jdbc.TestDatabases;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+
+/**
+ * The statements of the durable tasks table, run directly on a real database: claims, fences, failure,
+ * rescue, heartbeat and release. One subclass per database.
+ */
+abstract class DurableTaskStoreContract {
+
+    private static final Duration LOOKAHEAD = Duration.ofSeconds(5);
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final Duration EXPIRED = Duration.ofSeconds(-1);
+    private static final Set<String> HANDLERS = Set.of("mail");
+
+    DataSource dataSource;
+    DurableTaskStore store;
+
+    abstract TestDatabases.Kind kind();
+
+    boolean postgres() {
+        return kind() == TestDatabases.Kind.POSTGRESQL;
+    }
+
+    @BeforeEach
+    void setUp() {
+        dataSource = kind().newDatabase();
+        store = DurableTestSupport.store(dataSource);
+    }
+
+    private static Instant now() {
+        return Instant.now();
+    }
+
+    /** Scheduling the same (handler, key) twice replaces payload and due time and keeps the id. */
+    @Test
+    void shouldReplaceATaskScheduledTwiceAndKeepItsId() {
+        long first = store.upsert("mail", "k1", "a", null, now().plusSeconds(60));
+        long second = store.upsert("mail", "k1", "b", null, now().plusSeconds(120));
+
+        assertThat(second).isEqualTo(first);
+        List<DurableTaskInfo> rows = store.query(DurableTaskQuery.all());
+        assertThat(rows).singleElement().satisfies(row -> {
+            assertThat(row.payload()).isEqualTo("b");
+            assertThat(row.dueAt()).isAfter(now().plusSeconds(100));
+            assertThat(row.state()).isEqualTo(DurableTaskState.PENDING);
+        });
+    }
+
+    /** A claim takes only tasks of known handlers due within the lookahead, and only once. */
+    @Test
+    void shouldClaimOnlyDueTasksOfKnownHandlersOnce() {
+        store.upsert("mail", "due", null, null, now());
+        store.upsert("mail", "soon", null, null, now().plusSeconds(2));
+        store.upsert("mail", "later", null, null, now().plusSeconds(60));
+        store.upsert("sms", "due", null, null, now());
+
+        List<ClaimedTask> claimed = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 100);
+
+        assertThat(claimed).extracting(ClaimedTask::key).containsExactly("due", "soon");
+        assertThat(store.claimDue("b", LOOKAHEAD, LEASE, HANDLERS, 100)).isEmpty();
+        assertThat(store.foreignHandlersDue(HANDLERS)).containsExactly("sms");
+        assertThat(store.query(DurableTaskQuery.all().state(DurableTaskState.CLAIMED)))
+                .extracting(DurableTaskInfo::claimedBy)
+                .containsOnly("a");
+    }
+
+    /** Rows one transaction holds are skipped by another claim, neither waited for nor claimed twice. */
+    @Test
+    void shouldSkipRowsAnotherClaimHolds() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            store.upsert("mail", "k" + i, null, null, now());
+        }
+        try (Connection held = dataSource.getConnection()) {
+            held.setAutoCommit(false);
+            DurableTaskStore holder =
+                    new DurableTaskStore(new SingleConnectionDataSource(held, true), dialect(), TableNames.defaults());
+            List<ClaimedTask> first = holder.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 2);
+
+            List<ClaimedTask> second = store.claimDue("b", LOOKAHEAD, LEASE, HANDLERS, 100);
+
+            assertThat(first).hasSize(2);
+            if (postgres()) {
+                // H2 locks every row its claim's subquery matched, not only those the limit kept:
+                // there the other claim finds nothing until the first commits, which is still correct.
+                assertThat(second).hasSize(2);
+            }
+            assertThat(second).extracting(ClaimedTask::id).doesNotContainAnyElementsOf(ids(first));
+            held.commit();
+        }
+    }
+
+    /** A task cancelled after it was claimed cannot start. */
+    @Test
+    void shouldRefuseTheStartOfATaskCancelledAfterItsClaim() {
+        store.upsert("mail", "k", null, null, now());
+        ClaimedTask claimed = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
+
+        assertThat(store.cancel("mail", "k")).isTrue();
+
+        assertThat(store.start(claimed, "a", LEASE)).isFalse();
+    }
+
+    /** A task rescheduled or replaced after it was claimed cannot start in its old form. */
+    @Test
+    void shouldRefuseTheStartOfATaskRescheduledAfterItsClaim() {
+        store.upsert("mail", "k", "old", null, now());
+        ClaimedTask claimed = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
+        assertThat(store.reschedule("mail", "k", now().plusSeconds(1))).isTrue();
+        assertThat(store.start(claimed, "a", LEASE)).isFalse();
+
+        ClaimedTask again = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
+        store.upsert("mail", "k", "new", null, now());
+        assertThat(store.start(again, "a", LEASE)).isFalse();
+
+        ClaimedTask current = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
+        assertThat(current.payload()).isEqualTo("new");
+        assertThat(store.start(current, "a", LEASE)).isTrue();
+    }
+
+    /** A start succeeds once, and only for the instance holding the claim. */
+    @Test
+    void shouldStartOnlyUnderTheHoldersClaimAndOnlyOnce() {
+        store.upsert("mail", "k", null, null, now());
+        ClaimedTask claimed = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
+
+        assertThat(store.start(claimed, "b", LEASE)).isFalse();
+        assertThat(store.start(claimed, "a", LEASE)).isTrue();
+        assertThat(store.start(claimed, "a", LEASE)).isFalse();
+        assertThat(store.query(DurableTaskQuery.all()).get(0).attempts()).isEqualTo(1);
+    }
+
+    /** An expired claim is taken over, and the former holder can neither start nor complete it. */
+    @Test
+    void shouldRescueExpiredClaimsAndRefuseTheZombiesCompletion() {
+        store.upsert("mail", "k", null, null, now());
+        ClaimedTask zombie =
+                store.claimDue("a", LOOKAHEAD, EXPIRED, HANDLERS, 1).get(0);
+        assertThat(store.start(zombie, "a", EXPIRED)).isTrue();
+
+        List<ClaimedTask> rescued = store.claimExpired("b", LEASE, HANDLERS, 100);
+
+        assertThat(rescued).extracting(ClaimedTask::id).containsExactly(zombie.id());
+        assertThat(rescued.get(0).version()).isGreaterThan(zombie.version());
+        assertThat(store.completeOnce(zombie)).isFalse();
+        assertThat(store.fail(zombie, false, "late", Duration.ZERO)).isFalse();
+        assertThat(store.start(rescued.get(0), "b", LEASE)).isTrue();
+        assertThat(store.completeOnce(rescued.get(0))).isTrue();
+        assertThat(store.query(DurableTaskQuery.all())).isEmpty();
+    }
+
+    /** Live claims are not rescued; a heartbeat keeps expiring ones alive. */
+    @Test
+    void shouldKeepClaimsAliveWithAHeartbeat() {
+        store.upsert("mail", "k", null, null, now());
+        store.claimDue("a", LOOKAHEAD, EXPIRED, HANDLERS, 1);
+
+        assertThat(store.heartbeat("a", LEASE)).isEqualTo(1);
+
+        assertThat(store.claimExpired("b", LEASE, HANDLERS, 100)).isEmpty();
+    }
+
+    /** A failed attempt goes back to PENDING after its backoff with its error; the last one FAILS. */
+    @Test
+    void shouldRetryAFailureAndKeepTheLastOneAsFailed() {
+        store.upsert("mail", "k", null, null, now());
+        ClaimedTask first = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
+        store.start(first, "a", LEASE);
+
+        assertThat(store.fail(first, false, "boom 1", Duration.ofMinutes(1))).isTrue();
+        DurableTaskInfo retried = store.query(DurableTaskQuery.all()).get(0);
+        assertThat(retried.state()).isEqualTo(DurableTaskState.PENDING);
+        assertThat(retried.lastError()).isEqualTo("boom 1");
+        assertThat(retried.dueAt()).isAfter(retried.fireAt());
+        assertThat(store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1)).isEmpty();
+
+        store.reschedule("mail", "k", now());
+        ClaimedTask second = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
+        store.start(second, "a", LEASE);
+        assertThat(store.fail(second, true, "boom 2", Duration.ZERO)).isTrue();
+
+        DurableTaskInfo failed = store.query(DurableTaskQuery.all().state(DurableTaskState.FAILED))
+                .get(0);
+        assertThat(failed.lastError()).isEqualTo("boom 2");
+        assertThat(store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1)).isEmpty();
+        assertThat(store.countWaiting()).isZero();
+    }
+
+    /** A recurring task's completion sets its next fire instead of deleting it. */
+    @Test
+    void shouldMoveARecurringTaskToItsNextFire() {
+        Instant fire = now();
+        store.upsert("mail", "k", null, "every:PT1H", fire);
+        ClaimedTask claimed = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
+        store.start(claimed, "a", LEASE);
+
+        assertThat(store.completeRecurring(claimed, fire.plusSeconds(3600), null))
+                .isTrue();
+
+        DurableTaskInfo row = store.query(DurableTaskQuery.all()).get(0);
+        assertThat(row.state()).isEqualTo(DurableTaskState.PENDING);
+        assertThat(row.fireAt()).isEqualTo(row.dueAt());
+        assertThat(Duration.between(fire, row.fireAt())).isBetween(Duration.ofMinutes(59), Duration.ofMinutes(61));
+        assertThat(row.attempts()).isZero();
+    }
+
+    /** Claims that have not started go back at once on release; started ones stay. */
+    @Test
+    void shouldReleaseOnlyClaimsThatHaveNotStarted() {
+        store.upsert("mail", "a1", null, null, now());
+        store.upsert("mail", "a2", null, null, now());
+        List<ClaimedTask> claimed = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 2);
+        store.start(claimed.get(0), "a", LEASE);
+
+        assertThat(store.releaseAll("a")).isEqualTo(1);
+
+        assertThat(store.start(claimed.get(1), "a", LEASE)).isFalse();
+        assertThat(store.claimDue("b", LOOKAHEAD, LEASE, HANDLERS, 10))
+                .extracting(ClaimedTask::id)
+                .containsExactly(claimed.get(1).id());
+    }
+
+    /** One task can be claimed by id when it is due within the lookahead. */
+    @Test
+    void shouldClaimOneTaskById() {
+        long soon = store.upsert("mail", "soon", null, null, now().plusSeconds(1));
+        long later = store.upsert("mail", "later", null, null, now().plusSeconds(60));
+
+        assertThat(store.claimOne("a", later, LOOKAHEAD, LEASE)).isEmpty();
+        assertThat(store.claimOne("a", soon, LOOKAHEAD, LEASE))
+                .hasValueSatisfying(t -> assertThat(t.id()).isEqualTo(soon));
+        assertThat(store.claimOne("b", soon, LOOKAHEAD, LEASE)).isEmpty();
+    }
+
+    /** The query narrows by handler, state and due time. */
+    @Test
+    void shouldQueryByHandlerStateAndDueTime() {
+        Instant base = now();
+        store.upsert("mail", "1", null, null, base.plusSeconds(10));
+        store.upsert("mail", "2", null, null, base.plusSeconds(20));
+        store.upsert("sms", "3", null, null, base.plusSeconds(30));
+
+        assertThat(store.query(DurableTaskQuery.all().handler("mail")))
+                .extracting(DurableTaskInfo::key)
+                .containsExactly("1", "2");
+        assertThat(store.query(
+                        DurableTaskQuery.all().dueFrom(base.plusSeconds(15)).dueBefore(base.plusSeconds(25))))
+                .extracting(DurableTaskInfo::key)
+                .containsExactly("2");
+        assertThat(store.query(
+                        DurableTaskQuery.all().state(DurableTaskState.PENDING).limit(1)))
+                .extracting(DurableTaskInfo::key)
+                .containsExactly("1");
+    }
+
+    private JdbcDialect dialect() {
+        return postgres() ? JdbcDialect.POSTGRESQL : JdbcDialect.H2;
+    }
+
+    private static List<Long> ids(List<ClaimedTask> tasks) {
+        return tasks.stream().map(ClaimedTask::id).toList();
+    }
+}

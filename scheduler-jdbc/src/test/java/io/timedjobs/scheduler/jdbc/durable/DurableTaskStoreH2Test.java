@@ -1,0 +1,12 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import io.timedjobs.scheduler.jdbc.TestDatabases;
+
+/** The durable tasks statements on H2. */
+class DurableTaskStoreH2Test extends DurableTaskStoreContract {
+
+    @Override
+    TestDatabases.Kind kind() {
+        return TestDatabases.Kind.H2;
+    }
+}

@@ -1,0 +1,154 @@
+package io.timedjobs.scheduler.autoconfigure;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.timedjobs.scheduler.Ticker;
+import io.timedjobs.scheduler.jdbc.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.ClusteredJobs;
+import io.timedjobs.scheduler.jdbc.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.OutageLog;
+import io.timedjobs.scheduler.jdbc.SchemaInitializer;
+import io.timedjobs.scheduler.jdbc.TableNames;
+import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
+import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
+import java.time.Clock;
+import java.time.ZoneId;
+import java.util.Locale;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Spring Boot auto-configuration, used by Spring only. Several instances on one database: the shared pieces of {@code scheduler-jdbc} (the database
+ * and its tables, this instance's registration, the database clock). On when {@code
+ * scheduler-jdbc} and a {@link DataSource} are present, off with {@code
+ * timed-jobs.cluster.enabled=false}.
+ *
+ * <p>The data source is the one marked {@link TimedJobsDataSource @TimedJobsDataSource}, else the
+ * application's only (or primary) one.
+ */
+@AutoConfiguration(
+        after = SchedulerAutoConfiguration.class,
+        afterName = {
+            // Spring Boot 4
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            // Spring Boot 3.5
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"
+        })
+@ConditionalOnClass({ClusterInstance.class, DataSource.class})
+@ConditionalOnBean(DataSource.class)
+@ConditionalOnProperty(prefix = SchedulerProperties.PREFIX + ".cluster", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(SchedulerProperties.class)
+public class ClusterAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public ClusterDatabase timedJobsClusterDatabase(
+            SchedulerProperties properties,
+            @TimedJobsDataSource ObjectProvider<DataSource> qualifiedDataSource,
+            ObjectProvider<DataSource> dataSources) {
+        DataSource dataSource = qualifiedDataSource.getIfAvailable(dataSources::getIfUnique);
+        if (dataSource == null) {
+            throw new IllegalStateException("Timed Jobs found several DataSources and none is primary: mark the one"
+                    + " for its tables with @TimedJobsDataSource, or set " + SchedulerProperties.PREFIX
+                    + ".cluster.enabled=false");
+        }
+        TableNames tables = new TableNames(properties.getJdbc().getTablePrefix());
+        ClusterDatabase database = ClusterDatabase.of(dataSource, tables);
+        SchemaInitializer.Mode mode = SchemaInitializer.Mode.valueOf(
+                properties.getJdbc().getInitializeSchema().name().toUpperCase(Locale.ROOT));
+        database.schemaInitializer().initialize(mode);
+        return database;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public DatabaseClock timedJobsDatabaseClock(
+            ClusterDatabase database, ObjectProvider<LeaderFollowerTaskScheduler> scheduler) {
+        LeaderFollowerTaskScheduler ours = scheduler.getIfUnique();
+        Clock clock = ours != null ? ours.getClock() : Clock.systemDefaultZone();
+        return new DatabaseClock(database.jdbc(), database.dialect(), clock, Ticker.system());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public ClusterInstance timedJobsClusterInstance(ClusterDatabase database, SchedulerProperties properties) {
+        SchedulerProperties.Cluster cluster = properties.getCluster();
+        String name = cluster.getInstanceName();
+        return new ClusterInstance(
+                database.jdbc(),
+                database.dialect(),
+                database.tables(),
+                name != null ? name : ClusterInstance.defaultName(),
+                cluster.getLease());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public ClusterHeartbeat timedJobsClusterHeartbeat(
+            ClusterInstance instance, DatabaseClock clock, SchedulerProperties properties) {
+        return new ClusterHeartbeat(
+                instance,
+                clock,
+                new OutageLog(ClusterHeartbeat.class, "the heartbeat of instance " + instance.name()),
+                properties.getCluster().getPollInterval());
+    }
+
+    /**
+     * Makes the {@code @Scheduled} jobs of our schedulers run once per fire across instances. A
+     * job asking for no scheduler is clustered when the default one ({@code taskScheduler}) is
+     * ours; one naming a scheduler, when that bean is ours.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public ClusteredJobs timedJobsClusteredJobs(
+            ClusterDatabase database,
+            ClusterHeartbeat heartbeat,
+            DatabaseClock clock,
+            SchedulerProperties properties,
+            ConfigurableListableBeanFactory beanFactory) {
+        SchedulerProperties.Cluster cluster = properties.getCluster();
+        ClusteredJobs jobs = new ClusteredJobs(
+                database,
+                heartbeat,
+                clock,
+                cluster.getPollInterval(),
+                cluster.getMaxRunTime(),
+                cluster.getFireHorizon());
+        ZoneId zone = cluster.getTimeZone();
+        jobs.setDefaultZone(zone != null ? zone : ZoneId.systemDefault());
+        jobs.setLocalJobs(Set.copyOf(cluster.getLocalJobs()));
+        jobs.setClusteredQualifier(qualifier -> {
+            String name = qualifier.isEmpty() ? SchedulerAutoConfiguration.TASK_SCHEDULER_BEAN_NAME : qualifier;
+            return beanFactory.containsBean(name) && beanFactory.isTypeMatch(name, LeaderFollowerTaskScheduler.class);
+        });
+        return jobs;
+    }
+
+    /** Publishes the {@code scheduler.cluster.*} meters when Micrometer is there; see {@link ClusterMetrics}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnProperty(prefix = SchedulerProperties.PREFIX + ".metrics", name = "enabled", matchIfMissing = true)
+    static class ClusterMetricsConfiguration {
+
+        @Bean
+        SmartInitializingSingleton timedJobsClusterMetrics(
+                ObjectProvider<MeterRegistry> registry, ClusteredJobs jobs, DatabaseClock clock) {
+            return () -> registry.ifUnique(meters ->
+                    ClusterMetrics.bind(meters, SchedulerAutoConfiguration.TASK_SCHEDULER_BEAN_NAME, jobs, clock));
+        }
+    }
+}

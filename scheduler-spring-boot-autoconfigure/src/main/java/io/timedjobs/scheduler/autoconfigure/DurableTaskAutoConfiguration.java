@@ -1,0 +1,160 @@
+package io.timedjobs.scheduler.autoconfigure;
+
+import io.timedjobs.scheduler.jdbc.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.durable.DurableExecutionObserver;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskHandler;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskSettings;
+import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
+import io.timedjobs.scheduler.jdbc.durable.Jackson2PayloadCodec;
+import io.timedjobs.scheduler.jdbc.durable.JacksonPayloadCodec;
+import io.timedjobs.scheduler.jdbc.durable.PayloadCodec;
+import java.util.Map;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * Spring Boot auto-configuration, read by Boot only. Durable tasks on the cluster's database: the
+ * {@link DurableTasks} bean that schedules them, the
+ * {@link DurableTaskEngine} that claims and runs them on this instance, with the application's
+ * {@link DurableTaskHandler} beans by bean name. On when {@link ClusterAutoConfiguration} is.
+ *
+ * <p>Payloads other than Strings go through the application's JSON mapper: Jackson 3's {@code
+ * JsonMapper} when Jackson 3 is present (Spring Boot 4), else Jackson 2's {@code ObjectMapper}.
+ */
+@AutoConfiguration(
+        after = ClusterAutoConfiguration.class,
+        afterName = {
+            // Spring Boot 4
+            "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+            "org.springframework.boot.jackson2.autoconfigure.Jackson2AutoConfiguration",
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+            "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+            // Spring Boot 3.5
+            "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
+            "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration"
+        })
+@ConditionalOnClass(DurableTaskEngine.class)
+@ConditionalOnBean({ClusterDatabase.class, ClusterHeartbeat.class, DatabaseClock.class})
+@ConditionalOnProperty(prefix = SchedulerProperties.PREFIX + ".cluster", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(SchedulerProperties.class)
+public class DurableTaskAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public DurableTaskEngine durableTaskEngine(
+            ClusterDatabase database,
+            ClusterHeartbeat heartbeat,
+            DatabaseClock databaseClock,
+            SchedulerProperties properties,
+            ListableBeanFactory beans,
+            ObjectProvider<PayloadCodec> codec,
+            ObjectProvider<DurableExecutionObserver> observer,
+            ObjectProvider<PlatformTransactionManager> transactionManager) {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Map<String, DurableTaskHandler<?>> handlers = (Map) beans.getBeansOfType(DurableTaskHandler.class);
+        PlatformTransactionManager transactions =
+                transactionManager.getIfUnique(() -> new DataSourceTransactionManager(database.dataSource()));
+        return DurableTaskEngine.builder(database)
+                .heartbeat(heartbeat, databaseClock)
+                .clock(databaseClock.localClock())
+                .handlers(handlers)
+                .codec(codec.getIfAvailable(PayloadCodec::stringsOnly))
+                .observer(observer.getIfAvailable(DurableExecutionObserver::none))
+                .transactionManager(transactions)
+                .settings(settings(properties))
+                .build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public DurableTasks durableTasks(DurableTaskEngine engine) {
+        return engine.tasks();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public DurableTaskLifecycle durableTaskLifecycle(DurableTaskEngine engine, SchedulerProperties properties) {
+        return new DurableTaskLifecycle(engine, properties.getShutdown().getAwaitTerminationPeriod());
+    }
+
+    static DurableTaskSettings settings(SchedulerProperties properties) {
+        SchedulerProperties.Cluster cluster = properties.getCluster();
+        SchedulerProperties.Durable durable = properties.getDurable();
+        Integer poolSize = durable.getPoolSize();
+        return new DurableTaskSettings(
+                cluster.getLookahead(),
+                cluster.getPollInterval(),
+                cluster.getLease(),
+                durable.getMaxAttempts(),
+                durable.getInitialBackoff(),
+                durable.getMaxBackoff(),
+                durable.getBatchSize(),
+                poolSize != null ? poolSize : Math.max(2, Runtime.getRuntime().availableProcessors()));
+    }
+
+    /** Payloads through Jackson 3, the mapper of Spring Boot 4. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "tools.jackson.databind.json.JsonMapper")
+    static class Jackson3Codec {
+
+        @Bean
+        @ConditionalOnMissingBean
+        PayloadCodec durableTaskPayloadCodec(ObjectProvider<tools.jackson.databind.json.JsonMapper> mapper) {
+            return new JacksonPayloadCodec(mapper.getIfAvailable(
+                    () -> tools.jackson.databind.json.JsonMapper.builder().build()));
+        }
+    }
+
+    /** Payloads through Jackson 2, the mapper of Spring Boot 3.5, when Jackson 3 is absent. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "com.fasterxml.jackson.databind.ObjectMapper")
+    @ConditionalOnMissingClass("tools.jackson.databind.json.JsonMapper")
+    static class Jackson2Codec {
+
+        @Bean
+        @ConditionalOnMissingBean
+        PayloadCodec durableTaskPayloadCodec(ObjectProvider<com.fasterxml.jackson.databind.ObjectMapper> mapper) {
+            return new Jackson2PayloadCodec(mapper.getIfAvailable(com.fasterxml.jackson.databind.ObjectMapper::new));
+        }
+    }
+
+    /** Each durable execution inside an Observation, when Micrometer's observation API is in use. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
+    static class Observed {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
+        DurableExecutionObserver durableTaskObserver(io.micrometer.observation.ObservationRegistry registry) {
+            return new ObservedDurableExecution(registry);
+        }
+    }
+
+    /** The durable task meters, when Micrometer is present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+    @ConditionalOnProperty(prefix = SchedulerProperties.PREFIX + ".metrics", name = "enabled", matchIfMissing = true)
+    static class Metrics {
+
+        @Bean
+        DurableTaskMetrics durableTaskMetrics(DurableTaskEngine engine) {
+            return new DurableTaskMetrics(engine, "durableTaskEngine");
+        }
+    }
+}
