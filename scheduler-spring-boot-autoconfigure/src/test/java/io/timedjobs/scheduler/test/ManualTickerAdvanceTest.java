@@ -52,6 +52,26 @@ class ManualTickerAdvanceTest {
         });
     }
 
+    /**
+     * The clock of a ticker made for application tests reads the real time until the first
+     * advance, and from then on moves only with the ticker.
+     */
+    @Test
+    void shouldFollowRealTimeUntilFirstAdvance() {
+        ManualTicker ticker = ManualTicker.startingNow(Duration.ofSeconds(1));
+        Instant before = Instant.now();
+        Instant read = ticker.clock().instant();
+        assertThat(read).isBetween(before, Instant.now());
+
+        ticker.advance(Duration.ofHours(1));
+        Instant fixed = ticker.clock().instant();
+        assertThat(ticker.clock().instant()).isEqualTo(fixed);
+        assertThat(Duration.between(Instant.now(), fixed)).isBetween(Duration.ofMinutes(59), Duration.ofHours(1));
+
+        ticker.advance(Duration.ofMinutes(1));
+        assertThat(ticker.clock().instant()).isEqualTo(fixed.plus(Duration.ofMinutes(1)));
+    }
+
     /** A task that does not finish makes the advance fail within its bound, naming the task's code. */
     @Test
     void shouldNameTaskThatDidNotFinish() {
