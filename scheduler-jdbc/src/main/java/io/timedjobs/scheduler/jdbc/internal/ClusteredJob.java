@@ -10,6 +10,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
+import org.springframework.scheduling.SchedulingAwareRunnable;
 import org.springframework.scheduling.Trigger;
 import org.springframework.scheduling.TriggerContext;
 
@@ -28,7 +29,7 @@ import org.springframework.scheduling.TriggerContext;
  * written yet, or a fixed-delay job runs elsewhere), the trigger returns a wake-up one poll
  * interval ahead and the run does nothing.
  */
-public abstract class ClusteredJob implements Runnable, Trigger {
+public abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger {
 
     private static final Log logger = LogFactory.getLog(ClusteredJob.class);
 
@@ -192,6 +193,17 @@ public abstract class ClusteredJob implements Runnable, Trigger {
         context.stats().leaseExpired();
         logger.warn("Run lease of clustered job " + name + " expired (its holder died or ran past "
                 + context.maxRunTime() + "); taken over by " + context.store().instanceName());
+    }
+
+    /** Returns the qualifier of the scheduler the job asked for, so that Spring's router keeps it there. */
+    @Override
+    public @Nullable String getQualifier() {
+        return task instanceof SchedulingAwareRunnable aware ? aware.getQualifier() : null;
+    }
+
+    @Override
+    public boolean isLongLived() {
+        return task instanceof SchedulingAwareRunnable aware && aware.isLongLived();
     }
 
     @Override
