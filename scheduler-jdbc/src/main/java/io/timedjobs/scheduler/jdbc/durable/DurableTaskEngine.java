@@ -329,6 +329,22 @@ public final class DurableTaskEngine {
         return ran;
     }
 
+    /**
+     * Runs one task now on the calling thread, whatever its due time (for tests of handlers): moves it
+     * to now, as {@link DurableTasks#reschedule} does, claims it here and runs it. Returns whether it
+     * existed and its handler ran.
+     */
+    public boolean runNow(String handler, String key) {
+        if (!store.reschedule(handler, key, databaseClock.now())) {
+            return false;
+        }
+        queued.removeIf(task -> task.handler().equals(handler) && task.key().equals(key));
+        return tasks.find(handler, key)
+                .flatMap(task -> store.claimOne(owner, task.id(), settings.lookahead(), settings.lease()))
+                .map(runner::run)
+                .orElse(false);
+    }
+
     /** This instance's name, as it appears in {@code claimed_by}. */
     public String owner() {
         return owner;

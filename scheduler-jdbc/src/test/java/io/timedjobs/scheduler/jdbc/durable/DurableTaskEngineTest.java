@@ -358,6 +358,22 @@ class DurableTaskEngineTest {
         assertThat(handler.runs).containsOnlyKeys("now");
     }
 
+    /** Test support: one task runs now on the calling thread, whatever its due time; an unknown one does not. */
+    @Test
+    void shouldRunOneTaskNowWhateverItsDueTime() {
+        ClusterDatabase database = DurableTestSupport.database(TestDatabases.newH2());
+        RecordingHandler handler = new RecordingHandler();
+        DurableTaskEngine engine = start(database, "a", handler);
+        engine.tasks().schedule("mail", "tomorrow", Duration.ofDays(1), "later");
+
+        assertThat(engine.runNow("mail", "tomorrow")).isTrue();
+
+        assertThat(handler.runsOf("tomorrow")).isEqualTo(1);
+        assertThat(handler.tasks.get(0).payload()).isEqualTo("later");
+        assertThat(engine.tasks().find("mail", "tomorrow")).isEmpty();
+        assertThat(engine.runNow("mail", "nothing")).isFalse();
+    }
+
     /** A handler that runs in the completion's transaction writes its effect there, then runs a hook. */
     static final class EffectHandler implements DurableTaskHandler<String> {
         private final JdbcTemplate jdbc;
