@@ -55,6 +55,9 @@ public final class DurableTaskEngine {
      */
     private static final int MAX_QUEUED_BATCHES = 4;
 
+    /** The pending count scans the table, so polls refresh it at most this often. */
+    private static final long COUNT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
     private final DurableTaskStore store;
     private final DurableTaskRunner runner;
     private final DurableTaskSettings settings;
@@ -74,6 +77,9 @@ public final class DurableTaskEngine {
     private final LongAdder claimed = new LongAdder();
     private final LongAdder rescued = new LongAdder();
     private final AtomicLong pending = new AtomicLong();
+
+    /** When the poll thread last counted the pending tasks; read and written under claimLock. */
+    private long lastCountNanos = System.nanoTime() - COUNT_INTERVAL_NANOS;
 
     /** System.nanoTime() until which this instance's leases are known to hold; written by the poller. */
     private volatile long leaseHeldUntilNanos = System.nanoTime();
@@ -230,7 +236,11 @@ public final class DurableTaskEngine {
                 due.forEach(this::enqueue);
             } while (due.size() == settings.batchSize() && queued.size() < MAX_QUEUED_BATCHES * settings.batchSize());
             warnAboutForeignHandlers();
-            pending.set(store.countWaiting());
+            long now = System.nanoTime();
+            if (now - lastCountNanos >= COUNT_INTERVAL_NANOS) {
+                pending.set(store.countWaiting());
+                lastCountNanos = now;
+            }
             outages.succeeded();
         } catch (DataAccessException e) {
             failed(e);
@@ -375,7 +385,7 @@ public final class DurableTaskEngine {
         return runner.fenced.sum();
     }
 
-    /** Tasks not done yet in the whole table (PENDING, CLAIMED or RUNNING), as of the last poll. */
+    /** Tasks not done yet in the whole table (PENDING, CLAIMED or RUNNING), counted at most every 10 s. */
     public long pendingCount() {
         return pending.get();
     }
