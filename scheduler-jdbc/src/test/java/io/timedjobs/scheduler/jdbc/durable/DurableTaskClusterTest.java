@@ -101,7 +101,7 @@ class DurableTaskClusterTest {
         SwitchableDataSource dataSource = new SwitchableDataSource(newPostgres());
         ClusterDatabase database = DurableTestSupport.database(dataSource);
         DurableTaskSettings settings = new DurableTaskSettings(
-                Duration.ofSeconds(3),
+                Duration.ofSeconds(5),
                 Duration.ofMillis(50),
                 Duration.ofSeconds(20),
                 3,
@@ -113,12 +113,12 @@ class DurableTaskClusterTest {
         DurableTaskEngine engine = start(database, "a", handler, settings);
         Instant now = Instant.now();
         for (int i = 0; i < 10; i++) {
-            engine.tasks().schedule("mail", "during-" + i, now.plusMillis(1000 + 100 * i), null);
+            engine.tasks().schedule("mail", "during-" + i, now.plusMillis(2500 + 100 * i), null);
         }
         for (int i = 0; i < 5; i++) {
-            engine.tasks().schedule("mail", "after-" + i, now.plusMillis(7000 + 100 * i), null);
+            engine.tasks().schedule("mail", "after-" + i, now.plusMillis(9000 + 100 * i), null);
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> engine.queuedCount() == 10);
+        await().atMost(Duration.ofSeconds(10)).until(() -> engine.queuedCount() + handler.totalRuns() == 10);
 
         dataSource.down();
         long downAt = System.nanoTime();
