@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.timedjobs.scheduler.jdbc.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.TestDatabases;
 import java.time.Duration;
@@ -18,9 +22,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Durable tasks end to end on real databases, with several engines (instances) in one JVM sharing
@@ -339,10 +345,19 @@ class DurableTaskEngineTest {
         assertThatThrownBy(() -> tasks.schedule("mail", "k", Duration.ZERO, List.of(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no JSON mapper");
+        DurableTasks withJackson = DurableTaskEngine.builder(database)
+                .instanceName("jackson")
+                .handler("mail", new RecordingHandler())
+                .codec(new JacksonPayloadCodec(JsonMapper.builder().build()))
+                .build()
+                .tasks();
+        assertThatThrownBy(() -> withJackson.schedule("mail", "k", Duration.ZERO, new PayloadCodecTest.Unwritable()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Cannot write a " + PayloadCodecTest.Unwritable.class.getName());
         assertThat(tasks.find(DurableTaskQuery.all())).isEmpty();
     }
 
-    /** A row for a handler this instance lacks is left alone for an instance that has it. */
+    /** A row for a handler this instance lacks is left alone for an instance that has it, with one warning. */
     @Test
     void shouldLeaveTasksOfUnknownHandlersForOtherInstances() {
         ClusterDatabase database = DurableTestSupport.database(TestDatabases.newH2());
@@ -351,12 +366,35 @@ class DurableTaskEngineTest {
                 .handler("sms", new RecordingHandler())
                 .build();
         other.tasks().schedule("sms", "k", Duration.ZERO, null);
-        RecordingHandler handler = new RecordingHandler();
-        DurableTaskEngine engine = start(database, "a", handler);
-        engine.tasks().schedule("mail", "marker", Duration.ZERO, null);
+        Logger logger = (Logger) LoggerFactory.getLogger(DurableTaskEngine.class);
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+        warnings.start();
+        logger.addAppender(warnings);
+        try {
+            RecordingHandler handler = new RecordingHandler();
+            DurableTaskEngine engine = start(database, "a", handler);
+            engine.tasks().schedule("mail", "marker", Duration.ZERO, null);
 
-        await().atMost(WAIT).until(() -> handler.runsOf("marker") == 1);
-        assertThat(other.tasks().find("sms", "k").orElseThrow().state()).isEqualTo(DurableTaskState.PENDING);
+            await().atMost(WAIT)
+                    .until(() -> handler.runsOf("marker") == 1
+                            && !foreignWarnings(warnings).isEmpty());
+            engine.tasks().schedule("mail", "second-marker", Duration.ofMillis(200), null);
+            await().atMost(WAIT).until(() -> handler.runsOf("second-marker") == 1);
+
+            assertThat(foreignWarnings(warnings)).singleElement().satisfies(event -> {
+                assertThat(event.getLevel()).isEqualTo(Level.WARN);
+                assertThat(event.getFormattedMessage()).contains("'sms'").contains("left for an instance that has one");
+            });
+            assertThat(other.tasks().find("sms", "k").orElseThrow().state()).isEqualTo(DurableTaskState.PENDING);
+        } finally {
+            logger.detachAppender(warnings);
+        }
+    }
+
+    private static List<ILoggingEvent> foreignWarnings(ListAppender<ILoggingEvent> appender) {
+        return appender.list.stream()
+                .filter(event -> event.getFormattedMessage().contains("no handler of that name"))
+                .toList();
     }
 
     /** Test support: what is due now runs on the calling thread. */
