@@ -37,7 +37,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *    instance lacks, and counts what waits. Each step is one statement.
  * 2. Each claimed task goes into a LeaderFollowerScheduler at the local instant at which the database's
  *    clock reaches its due time. The runner then starts it under its claim version (the start fence),
- *    so a task cancelled, replaced or taken over since the claim never runs in its old form.
+ *    so a task cancelled, replaced or taken over since the claim never runs in its old form. The
+ *    start is written up to twice a database round trip ahead of the due instant (at most 20 ms),
+ *    and the worker then waits for the instant, so that the round trip does not make the task late.
  * 3. A task scheduled on this instance within the lookahead is claimed here right after its
  *    transaction commits (handed to a worker, outside the caller's transaction), not at the next
  *    poll. If this instance dies in between, the row is still PENDING or its lease expires.
@@ -54,6 +56,9 @@ public final class DurableTaskEngine {
      * whole backlog while the others could share it; the next poll claims more.
      */
     private static final int MAX_QUEUED_BATCHES = 4;
+
+    /** The longest a worker writes a start ahead of its task's due instant and then waits. */
+    private static final Duration MAX_START_AHEAD = Duration.ofMillis(20);
 
     /** The pending count scans the table, so polls refresh it at most this often. */
     private static final long COUNT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -261,14 +266,27 @@ public final class DurableTaskEngine {
         if (engine == null || stopping) {
             return; // stop() releases it
         }
-        long delayNanos = Duration.between(databaseClock.localClock().instant(), databaseClock.toLocal(task.dueAt()))
+        Instant localDue = databaseClock.toLocal(task.dueAt());
+        long delayNanos = Duration.between(databaseClock.localClock().instant(), localDue)
+                .minus(startAhead())
                 .toNanos();
-        queued.add(task, delayNanos, engine, this::fire);
+        queued.add(task, delayNanos, engine, claimed -> fire(claimed, localDue));
     }
 
-    private void fire(ClaimedTask task) {
+    /**
+     * How long before its due instant a task's fenced start is written, so that the start's round
+     * trip does not make the handler late: twice the database round trip last measured (four times
+     * the clock's error, which is half a round trip), at most {@link #MAX_START_AHEAD}. The handler
+     * itself never starts before its due instant.
+     */
+    private Duration startAhead() {
+        Duration ahead = databaseClock.error().multipliedBy(4);
+        return ahead.compareTo(MAX_START_AHEAD) > 0 ? MAX_START_AHEAD : ahead;
+    }
+
+    private void fire(ClaimedTask task, Instant localDue) {
         if (!stopping) {
-            runner.run(task);
+            runner.run(task, localDue);
         }
     }
 
@@ -332,7 +350,7 @@ public final class DurableTaskEngine {
         due.addAll(store.claimDue(owner, Duration.ZERO, settings.lease(), handlerNames, settings.batchSize()));
         int ran = 0;
         for (ClaimedTask task : due) {
-            if (runner.run(task)) {
+            if (runner.run(task, Instant.MIN)) {
                 ran++;
             }
         }
@@ -351,7 +369,7 @@ public final class DurableTaskEngine {
         queued.removeIf(task -> task.handler().equals(handler) && task.key().equals(key));
         return tasks.find(handler, key)
                 .flatMap(task -> store.claimOne(owner, task.id(), settings.lookahead(), settings.lease()))
-                .map(runner::run)
+                .map(task -> runner.run(task, Instant.MIN))
                 .orElse(false);
     }
 
