@@ -11,12 +11,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -34,7 +30,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * 1. At each poll of the instance's ClusterHeartbeat (its thread, every poll interval, right after it
  *    measured the DatabaseClock), this engine renews its leases, takes over expired claims of other
  *    instances, claims what is due within the lookahead, warns about due tasks whose handler this
- *    instance lacks, and counts what waits. Each step is one statement.
+ *    instance lacks, and counts what waits: DurableTaskPoll, one statement a step.
  * 2. Each claimed task goes into a LeaderFollowerScheduler at the local instant at which the database's
  *    clock reaches its due time. The runner then starts it under its claim version (the start fence),
  *    so a task cancelled, replaced or taken over since the claim never runs in its old form. The
@@ -51,22 +47,13 @@ public final class DurableTaskEngine {
 
     private static final Log logger = LogFactory.getLog(DurableTaskEngine.class);
 
-    /**
-     * A poll stops claiming once this many batches wait here, so that one instance does not take a
-     * whole backlog while the others could share it; the next poll claims more.
-     */
-    private static final int MAX_QUEUED_BATCHES = 4;
-
     /** The longest a worker writes a start ahead of its task's due instant and then waits. */
     private static final Duration MAX_START_AHEAD = Duration.ofMillis(20);
-
-    /** The pending count scans the table, so polls refresh it at most this often. */
-    private static final long COUNT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final DurableTaskStore store;
     private final DurableTaskRunner runner;
     private final DurableTaskSettings settings;
-    private final Set<String> handlerNames;
+    private final DurableTaskPoll poll;
     private final String owner;
     private final DatabaseClock databaseClock;
     private final OutageLog outages;
@@ -75,19 +62,6 @@ public final class DurableTaskEngine {
 
     /** Claimed tasks waiting in the in-memory engine. */
     private final ClaimedQueue queued = new ClaimedQueue();
-
-    /** Handlers already warned about, so that each is named once. */
-    private final Set<String> warnedForeign = ConcurrentHashMap.newKeySet();
-
-    private final LongAdder claimed = new LongAdder();
-    private final LongAdder rescued = new LongAdder();
-    private final AtomicLong pending = new AtomicLong();
-
-    /** When the poll thread last counted the pending tasks; read and written under claimLock. */
-    private long lastCountNanos = System.nanoTime() - COUNT_INTERVAL_NANOS;
-
-    /** System.nanoTime() until which this instance's leases are known to hold; written by the poller. */
-    private volatile long leaseHeldUntilNanos = System.nanoTime();
 
     /** Held by a poll, a claim after commit, and stop()'s release, so that no claim lands after it. */
     private final Object claimLock = new Object();
@@ -121,16 +95,20 @@ public final class DurableTaskEngine {
                         task -> task.handler().equals(handler) && task.key().equals(key));
             }
         });
-        Set<String> handlerNames = handlers.keySet();
         this.settings = settings;
-        this.handlerNames = Set.copyOf(handlerNames);
         this.owner = heartbeat.instance().name();
         this.heartbeat = heartbeat;
         this.ownsHeartbeat = ownsHeartbeat;
         this.databaseClock = databaseClock;
         this.outages = outages;
-        this.runner = runnerFactory.create(() -> System.nanoTime() - leaseHeldUntilNanos < 0, this::failed);
+        this.poll = new DurableTaskPoll(
+                store, settings, handlers.keySet(), owner, this::writeDeferred, this::enqueue, queued::size);
+        this.runner = runnerFactory.create(poll::leaseHeld, this::failed);
         heartbeat.addPollAction(this::poll);
+    }
+
+    private void writeDeferred() {
+        runner.writeDeferred();
     }
 
     private void failed(RuntimeException failure) {
@@ -227,37 +205,10 @@ public final class DurableTaskEngine {
 
     private void pollOnce() {
         try {
-            runner.writeDeferred();
-            long before = System.nanoTime();
-            store.heartbeat(owner, settings.lease());
-            leaseHeldUntilNanos = before + settings.lease().toNanos();
-            List<ClaimedTask> taken = store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize());
-            rescued.add(taken.size());
-            taken.forEach(this::enqueue);
-            List<ClaimedTask> due;
-            do {
-                due = store.claimDue(owner, settings.lookahead(), settings.lease(), handlerNames, settings.batchSize());
-                claimed.add(due.size());
-                due.forEach(this::enqueue);
-            } while (due.size() == settings.batchSize() && queued.size() < MAX_QUEUED_BATCHES * settings.batchSize());
-            warnAboutForeignHandlers();
-            long now = System.nanoTime();
-            if (now - lastCountNanos >= COUNT_INTERVAL_NANOS) {
-                pending.set(store.countWaiting());
-                lastCountNanos = now;
-            }
+            poll.run();
             outages.succeeded();
         } catch (DataAccessException e) {
             failed(e);
-        }
-    }
-
-    private void warnAboutForeignHandlers() {
-        for (String handler : store.foreignHandlersDue(handlerNames)) {
-            if (warnedForeign.add(handler)) {
-                logger.warn("Durable tasks for handler '" + handler + "' are due, but no handler of that name is"
-                        + " registered on instance " + owner + "; they are left for an instance that has one");
-            }
         }
     }
 
@@ -329,10 +280,7 @@ public final class DurableTaskEngine {
 
     private void claimOneHere(long id) {
         try {
-            store.claimOne(owner, id, settings.lookahead(), settings.lease()).ifPresent(task -> {
-                claimed.increment();
-                enqueue(task);
-            });
+            poll.claimOne(id);
         } catch (DataAccessException e) {
             failed(e);
         }
@@ -346,8 +294,8 @@ public final class DurableTaskEngine {
         Instant localNow = databaseClock.localClock().instant();
         List<ClaimedTask> due = new ArrayList<>(
                 queued.removeIf(task -> !databaseClock.toLocal(task.dueAt()).isAfter(localNow)));
-        due.addAll(store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize()));
-        due.addAll(store.claimDue(owner, Duration.ZERO, settings.lease(), handlerNames, settings.batchSize()));
+        due.addAll(store.claimExpired(owner, settings.lease(), poll.handlerNames(), settings.batchSize()));
+        due.addAll(store.claimDue(owner, Duration.ZERO, settings.lease(), poll.handlerNames(), settings.batchSize()));
         int ran = 0;
         for (ClaimedTask task : due) {
             if (runner.run(task, Instant.MIN)) {
@@ -380,12 +328,12 @@ public final class DurableTaskEngine {
 
     /** Tasks claimed by this instance, rescues excluded. */
     public long claimedCount() {
-        return claimed.sum();
+        return poll.claimed.sum();
     }
 
     /** Expired claims of other instances taken over by this one. */
     public long rescuedCount() {
-        return rescued.sum();
+        return poll.rescued.sum();
     }
 
     /** Executions whose handler returned. */
@@ -405,7 +353,7 @@ public final class DurableTaskEngine {
 
     /** Tasks not done yet in the whole table (PENDING, CLAIMED or RUNNING), counted at most every 10 s. */
     public long pendingCount() {
-        return pending.get();
+        return poll.pending.get();
     }
 
     /** Database outages these durable tasks saw: each was logged once, when it began. */
