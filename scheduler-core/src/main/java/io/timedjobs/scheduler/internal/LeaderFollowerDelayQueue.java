@@ -76,7 +76,7 @@ public final class LeaderFollowerDelayQueue {
      *    of the heap's and the run's. The leader's wake-up time is the earlier of that head's due
      *    time and the next bucket's move time.
      *
-     * 8. Batches. A worker that finds the head due takes up to MAX_BATCH due tasks at once into a
+     * 8. Batches. A worker that finds the head due takes up to ReadyBatch.MAX_TASKS due tasks at once into a
      *    batch that every worker claims from with a CAS instead of the lock, and wakes sleeping
      *    followers to help; so a burst of due tasks costs one lock acquisition per batch.
      *
@@ -328,65 +328,12 @@ public final class LeaderFollowerDelayQueue {
      */
     private final ArrayDeque<Waiter> followers = new ArrayDeque<>();
 
-    /** Most tasks one worker moves from the heap into a batch in one go. */
-    private static final int MAX_BATCH = 32;
-
     /**
      * Due tasks taken out of the heap in one go, for workers to claim without the lock; null or
      * used up when there are none. A new batch is made only under the lock, and only when this one
      * is used up.
      */
-    private volatile @Nullable Batch ready;
-
-    /**
-     * A run of due tasks in due order, claimed one at a time by advancing {@link #next} with a CAS.
-     * Each slot is emptied exactly once, by whoever takes its task with an atomic swap or CAS: the
-     * claimer that advanced past it, or a canceller of its task (then the claimer finds it empty
-     * and claims the next one). A batched task has a batch position, its slot (see {@link
-     * QueuePosition}).
-     */
-    static final class Batch {
-        final @Nullable ScheduledTask<?>[] tasks;
-        final int count;
-        volatile int next;
-
-        /**
-         * Slots emptied by a cancel that no claimer has passed yet: so that {@link #remaining} no
-         * longer counts a cancelled task. Incremented by the canceller, decremented by the claimer
-         * that finds the slot empty; between the two a reading may be one low.
-         */
-        volatile int cancelled;
-
-        Batch(ScheduledTask<?>[] tasks, int count) {
-            this.tasks = tasks;
-            this.count = count;
-        }
-
-        int remaining() {
-            return Math.max(0, count - next - cancelled);
-        }
-
-        /** Takes a cancelled task out of its slot; false if a claimer took it first. */
-        boolean cancel(ScheduledTask<?> task, int slot) {
-            if (slot < count && SLOTS.compareAndSet(tasks, slot, task, null)) {
-                CANCELLED_SLOTS.getAndAdd(this, 1);
-                return true;
-            }
-            return false;
-        }
-
-        static final VarHandle NEXT;
-        static final VarHandle CANCELLED_SLOTS;
-
-        static {
-            try {
-                NEXT = MethodHandles.lookup().findVarHandle(Batch.class, "next", int.class);
-                CANCELLED_SLOTS = MethodHandles.lookup().findVarHandle(Batch.class, "cancelled", int.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-    }
+    private volatile @Nullable ReadyBatch ready;
 
     /*
      * Figures for meters, read without the lock (contract 10). The lock holder moves tasks between
@@ -701,7 +648,7 @@ public final class LeaderFollowerDelayQueue {
      * batch was claimed already: its slot index then finds another task, or none, in this one.
      */
     private boolean unbatch(ScheduledTask<?> task, int h) {
-        Batch b = ready;
+        ReadyBatch b = ready;
         return b != null && b.cancel(task, QueuePosition.batchSlot(h));
     }
 
@@ -1084,39 +1031,22 @@ public final class LeaderFollowerDelayQueue {
             ready = null;
             return 0;
         }
-        ScheduledTask<?>[] tasks = new ScheduledTask<?>[MAX_BATCH];
+        ScheduledTask<?>[] tasks = new ScheduledTask<?>[ReadyBatch.MAX_TASKS];
         int n = 0;
         do {
             tasks[n] = poll(next);
             next.heapIndex = QueuePosition.batch(n);
             n++;
             next = first();
-        } while (n < MAX_BATCH && next != null && next.time - now <= 0L);
-        ready = new Batch(tasks, n);
+        } while (n < ReadyBatch.MAX_TASKS && next != null && next.time - now <= 0L);
+        ready = new ReadyBatch(tasks, n);
         return n;
     }
 
     /** Claims the next task of the current batch, without the lock; null when there is none. */
     private @Nullable ScheduledTask<?> claimReady() {
-        Batch b = ready;
-        if (b == null) {
-            return null;
-        }
-        for (; ; ) {
-            int i = b.next;
-            if (i >= b.count) {
-                return null;
-            }
-            if (Batch.NEXT.weakCompareAndSet(b, i, i + 1)) {
-                // Swapped out, so that a cancel racing for the slot either wins it or finds it
-                // empty; either way the batch keeps the task alive no longer.
-                ScheduledTask<?> task = (ScheduledTask<?>) SLOTS.getAndSet(b.tasks, i, null);
-                if (task != null) {
-                    return task;
-                }
-                Batch.CANCELLED_SLOTS.getAndAdd(b, -1); // passed a cancelled slot
-            }
-        }
+        ReadyBatch b = ready;
+        return b == null ? null : b.claim();
     }
 
     /** Returns the task due first, from the heap or the run; null when both are empty. Under lock. */
@@ -1308,7 +1238,7 @@ public final class LeaderFollowerDelayQueue {
         for (int attempt = 1; ; attempt++) {
             int version = figuresVersion; // LoadLoad: the figures below are read after it
             int n = heldCount;
-            Batch b = ready;
+            ReadyBatch b = ready;
             if (b != null) {
                 n += b.remaining();
             }
@@ -1332,16 +1262,11 @@ public final class LeaderFollowerDelayQueue {
             int version = figuresVersion;
             boolean found = heldCount > 0;
             long earliest = heldEarliest;
-            Batch b = ready;
-            if (b != null) { // the unclaimed tasks of a batch are due before anything held
-                for (int i = b.next; i < b.count; i++) {
-                    ScheduledTask<?> t = (ScheduledTask<?>) SLOTS.getAcquire(b.tasks, i);
-                    if (t != null) {
-                        earliest = found && earliest - t.time < 0 ? earliest : t.time;
-                        found = true;
-                        break;
-                    }
-                }
+            ReadyBatch b = ready;
+            ScheduledTask<?> t = b == null ? null : b.firstUnclaimed();
+            if (t != null) { // the unclaimed tasks of a batch are due before anything held
+                earliest = found && earliest - t.time < 0 ? earliest : t.time;
+                found = true;
             }
             if (figuresSteady(version, attempt)) {
                 return found ? Math.max(0L, now - earliest) : 0L;
@@ -1376,7 +1301,7 @@ public final class LeaderFollowerDelayQueue {
         lock();
         try {
             drainPending();
-            Batch b = ready;
+            ReadyBatch b = ready;
             return !isEmpty() || (b != null && b.remaining() > 0);
         } finally {
             unlock();
