@@ -5,8 +5,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -25,12 +23,12 @@ public final class LeaderFollowerDelayQueue {
     /*
      * Design overview.
      *
-     * 1. The heap. A binary min-heap in an array, ordered by (time, sequence): due time first, then
-     *    the order tasks entered, so equal times run first in, first out. Every task records its own
-     *    index in the array (ScheduledTask.heapIndex), which turns removal of an arbitrary task, the
-     *    common case when timeouts are cancelled, from a linear search into O(log n) sift work. A
-     *    removed or taken task gets index -1 and its slot is cleared at once, so the queue never
-     *    retains a task it no longer holds.
+     * 1. The heap (TaskHeap). A binary min-heap ordered by (time, sequence): due time first, then
+     *    the order tasks entered, so equal times run first in, first out. Every task records where
+     *    it is (ScheduledTask.heapIndex, encoded by QueuePosition), which makes removal of an
+     *    arbitrary task, the common case when timeouts are cancelled, cheap in every structure. A
+     *    task that leaves one is cleared from it at once, so the queue never retains a task it no
+     *    longer holds.
      *
      * 2. Leader-follower. Any number of workers call take(). At most one of them, the leader, sleeps
      *    with a timeout: the time until the head is due. The others, the followers, sleep without
@@ -62,23 +60,19 @@ public final class LeaderFollowerDelayQueue {
      *    with no leader, one follower) so that it sleeps again for the new head. A task that lands
      *    anywhere else wakes nobody.
      *
-     * 6. The wheel. Tasks due more than a bucket or so ahead (timeouts, mostly, which are often
-     *    cancelled before they come due) do not enter the heap at first. They go into a coarse
-     *    timing wheel: an array of buckets, each holding the tasks due within one span of 2^28 ns
-     *    (about 268 ms), 16384 buckets covering about 73 minutes. Adding one is an append to its
-     *    bucket and cancelling one a swap with the bucket's last element, both O(1) and without
-     *    touching the heap's cache lines. Tasks beyond the wheel's reach go straight to the heap.
-     *    Order is unaffected: sequence numbers are given as tasks enter the queue.
+     * 6. The wheel (TimingWheel). Tasks due more than a bucket or so ahead (timeouts, mostly, which
+     *    are often cancelled before they come due) do not enter the heap at first but a coarse
+     *    timing wheel, where adding and cancelling are O(1). Tasks beyond its reach go straight to
+     *    the heap. Order is unaffected: sequence numbers are given as tasks enter the queue.
      *
-     * 7. The run. When a bucket is about to come due (one bucket ahead of "now"), its tasks are
-     *    sorted once and appended to the run, a sorted array consumed from the front in O(1); the
-     *    buckets move in time order, so the run stays sorted. The head of the queue is the earlier
-     *    of the heap's and the run's. The leader's wake-up time is the earlier of that head's due
-     *    time and the next bucket's move time.
+     * 7. The run (SortedRun). When a bucket is about to come due (one bucket ahead of "now"), its
+     *    tasks are sorted once and appended to the run, consumed from the front in O(1). The head
+     *    of the queue is the earlier of the heap's and the run's. The leader's wake-up time is the
+     *    earlier of that head's due time and the wheel's next move time.
      *
-     * 8. Batches. A worker that finds the head due takes up to ReadyBatch.MAX_TASKS due tasks at once into a
-     *    batch that every worker claims from with a CAS instead of the lock, and wakes sleeping
-     *    followers to help; so a burst of due tasks costs one lock acquisition per batch.
+     * 8. Batches (ReadyBatch). A worker that finds the head due takes up to 32 due tasks at once
+     *    into a batch that every worker claims from with a CAS instead of the lock, and wakes
+     *    sleeping followers to help; so a burst of due tasks costs one lock acquisition per batch.
      *
      * 9. Shutdown. shutdown() closes every stripe with a CLOSED marker, moving what was on it into
      *    the queue. A claim made before the marker was accepted; a producer that finds the marker
@@ -86,17 +80,6 @@ public final class LeaderFollowerDelayQueue {
      *    taking the lock. take() returns null once the queue is shut down and empty, which is how
      *    workers learn to exit.
      */
-
-    /** Each wheel bucket spans 2^WHEEL_SHIFT nanoseconds (about 268 ms). */
-    private static final int WHEEL_SHIFT = 28;
-
-    /** Number of buckets: the wheel reaches about 73 minutes ahead. */
-    private static final int WHEEL_SIZE = 1 << 14;
-
-    private static final int WHEEL_MASK = WHEEL_SIZE - 1;
-
-    /** Buckets whose arrays grew beyond this are freed when emptied, so a burst leaves no waste. */
-    private static final int KEPT_BUCKET_CAPACITY = 16;
 
     /** A stripe's chain once the queue is shut down: nothing can be staged on it. */
     private static final Chunk CLOSED = new Chunk(null, 0, 0);
@@ -259,45 +242,11 @@ public final class LeaderFollowerDelayQueue {
         }
     }
 
-    /** Ticker reading at construction; wheel buckets are numbered from it. */
-    private final long origin;
-
-    /**
-     * The wheel: slot {@code b & WHEEL_MASK} holds the tasks of absolute bucket {@code b}, for
-     * {@code flushedBucket < b < flushedBucket + WHEEL_SIZE}. Each task in it has a wheel position, its index in the slot's array (see {@link
-     * QueuePosition}). Guarded by lock.
-     */
-    private final ScheduledTask<?>[][] wheel = new ScheduledTask<?>[WHEEL_SIZE][];
-
-    private final int[] bucketSize = new int[WHEEL_SIZE];
-
-    /** One bit per slot, set while the slot holds tasks: finds the next bucket in a few reads. */
-    private final long[] occupied = new long[WHEEL_SIZE / 64];
-
-    /** Number of tasks in the wheel. Guarded by lock. */
-    private int wheelCount;
-
-    /**
-     * The earliest due time in the wheel, for the lateness figure, while {@link
-     * #wheelEarliestKnown}. Kept on insert; forgotten when a bucket moves or the task that had it
-     * leaves, and then found again by scanning the first occupied bucket. Guarded by lock.
-     */
-    private long wheelEarliest;
-
-    private boolean wheelEarliestKnown;
+    /** Tasks due more than a bucket or so ahead. Guarded by lock. */
+    private final TimingWheel wheel;
 
     /** Tasks moved out of the wheel, in due order. Guarded by lock. */
     private final SortedRun run = new SortedRun();
-
-    /** The queue's order, for sorting a bucket. */
-    private static final Comparator<ScheduledTask<?>> DUE_ORDER =
-            (a, b) -> a == b ? 0 : ScheduledTask.isBefore(a, b) ? -1 : 1;
-
-    /**
-     * Every task of a bucket numbered up to this one is in the heap; later ones are in the wheel.
-     * Only grows. Guarded by lock.
-     */
-    private long flushedBucket;
 
     /** When the current leader will wake up on its own, in ticker time. Guarded by lock. */
     private long leaderWakeAt;
@@ -365,11 +314,11 @@ public final class LeaderFollowerDelayQueue {
 
     /** Publishes the figures of the heap, the wheel and the run; called right before the lock is released. */
     private void publishFigures() {
-        HELD_COUNT.setRelease(this, heap.size() + wheelCount + run.size());
+        HELD_COUNT.setRelease(this, heap.size() + wheel.size() + run.size());
         ScheduledTask<?> first = first();
         long earliest = first != null ? first.time : 0L;
-        if (wheelCount > 0) {
-            long inWheel = wheelEarliest();
+        if (wheel.size() > 0) {
+            long inWheel = wheel.earliest();
             if (first == null || inWheel - earliest < 0) {
                 earliest = inWheel;
             }
@@ -409,8 +358,7 @@ public final class LeaderFollowerDelayQueue {
     public LeaderFollowerDelayQueue(Ticker ticker, boolean timedWaits) {
         this.ticker = ticker;
         this.timedWaits = timedWaits;
-        this.origin = ticker.read();
-        this.flushedBucket = 1L; // the current bucket and the next one go to the heap
+        this.wheel = new TimingWheel(ticker.read());
         int n = Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 2 - 1) << 1);
         this.stripes = new Stripe[Math.min(n, MAX_STRIPES)];
         for (int i = 0; i < stripes.length; i++) {
@@ -439,7 +387,7 @@ public final class LeaderFollowerDelayQueue {
      */
     public boolean offer(ScheduledTask<?> task) {
         final ReentrantLock lock = this.lock;
-        long attention = moveTime(bucketOf(task.time));
+        long attention = wheel.attentionTime(task.time);
         if (mustDrainNow(attention) && tryLock()) {
             // Needs attention before the leader's plan ends, and the lock is free: insert it
             // directly. While that plan is in force, the stripes may keep their tasks: each was
@@ -676,7 +624,7 @@ public final class LeaderFollowerDelayQueue {
         } else if (QueuePosition.inBatch(i)) {
             return unbatch(task, i); // nothing else to update: the batch is out of the queue
         } else if (QueuePosition.inWheel(i)) {
-            if (!wheelRemove(task, QueuePosition.wheelIndex(i))) {
+            if (!wheel.remove(task)) {
                 return false;
             }
         } else {
@@ -792,16 +740,12 @@ public final class LeaderFollowerDelayQueue {
     private void insert(ScheduledTask<?> task) {
         boolean wasEmpty = isEmpty();
         task.sequence = sequencer++;
-        long bucket = bucketOf(task.time);
         long attention; // when a worker must look at this task: its due time, or its move time
-        if (bucket <= flushedBucket
-                || bucket - flushedBucket >= WHEEL_SIZE
-                || bucketSize[(int) bucket & WHEEL_MASK] >= QueuePosition.MAX_WHEEL_INDEX) {
+        if (wheel.add(task)) {
+            attention = wheel.attentionTime(task.time);
+        } else {
             heap.add(task);
             attention = task.time;
-        } else {
-            wheelInsert(task, bucket);
-            attention = moveTime(bucket);
         }
         Waiter l = leader;
         if (l != null) {
@@ -895,9 +839,9 @@ public final class LeaderFollowerDelayQueue {
                 if (claimed != null) {
                     return claimed;
                 }
-                advanceWheel(now);
+                wheel.advance(now, heap, run);
                 ScheduledTask<?> first = first();
-                if (first == null && wheelCount == 0) {
+                if (first == null && wheel.size() == 0) {
                     if (isShutDown()) {
                         return null;
                     }
@@ -917,14 +861,14 @@ public final class LeaderFollowerDelayQueue {
                     }
                     wakeAt = first.time;
                     first = null; // don't retain a reference while sleeping: it may be cancelled
-                    if (wheelCount > 0) {
-                        long move = moveTime(nextOccupiedBucket());
+                    if (wheel.size() > 0) {
+                        long move = wheel.nextMoveTime();
                         if (move - wakeAt < 0) {
                             wakeAt = move;
                         }
                     }
                 } else {
-                    wakeAt = moveTime(nextOccupiedBucket());
+                    wakeAt = wheel.nextMoveTime();
                 }
                 if (leader != null) {
                     claimed = sleep(me, false, 0L);
@@ -1320,7 +1264,7 @@ public final class LeaderFollowerDelayQueue {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Wheel maintenance; all under lock.
+    // State; all under lock.
 
     /**
      * Whether shutdown() or stop() has run: set under the lock, before the stripes are closed, and
@@ -1331,201 +1275,15 @@ public final class LeaderFollowerDelayQueue {
     }
 
     private boolean isEmpty() {
-        return heap.size() == 0 && wheelCount == 0 && run.size() == 0;
-    }
-
-    /** Returns the absolute wheel bucket of a ticker time; differences keep it right across wrap-around. */
-    private long bucketOf(long time) {
-        return (time - origin) >> WHEEL_SHIFT;
-    }
-
-    /** Returns when a bucket's tasks move into the heap: one bucket before its own start. */
-    private long moveTime(long bucket) {
-        return origin + ((bucket - 1) << WHEEL_SHIFT);
-    }
-
-    private void wheelInsert(ScheduledTask<?> task, long bucket) {
-        int slot = (int) bucket & WHEEL_MASK;
-        ScheduledTask<?>[] tasks = wheel[slot];
-        int n = bucketSize[slot];
-        if (tasks == null) {
-            wheel[slot] = tasks = new ScheduledTask<?>[4];
-        } else if (n == tasks.length) {
-            wheel[slot] = tasks = Arrays.copyOf(tasks, n + (n >> 1));
-        }
-        tasks[n] = task;
-        task.heapIndex = QueuePosition.wheel(n);
-        bucketSize[slot] = n + 1;
-        if (n == 0) {
-            occupied[slot >>> 6] |= 1L << slot;
-        }
-        if (wheelCount++ == 0) {
-            wheelEarliest = task.time;
-            wheelEarliestKnown = true;
-        } else if (task.time - wheelEarliest < 0) {
-            wheelEarliest = task.time; // a lower bound too while not known: forgotten all the same
-        }
-    }
-
-    private boolean wheelRemove(ScheduledTask<?> task, int index) {
-        int slot = (int) bucketOf(task.time) & WHEEL_MASK;
-        ScheduledTask<?>[] tasks = wheel[slot];
-        int last = bucketSize[slot] - 1;
-        if (tasks == null || index > last || tasks[index] != task) {
-            return false;
-        }
-        ScheduledTask<?> moved = tasks[last];
-        tasks[last] = null;
-        if (index != last) {
-            tasks[index] = moved;
-            moved.heapIndex = QueuePosition.wheel(index);
-        }
-        task.heapIndex = QueuePosition.NONE;
-        bucketSize[slot] = last;
-        wheelCount--;
-        if (task.time == wheelEarliest) {
-            wheelEarliestKnown = false;
-        }
-        if (last == 0) {
-            emptied(slot, tasks);
-        }
-        return true;
-    }
-
-    private void emptied(int slot, ScheduledTask<?>[] tasks) {
-        occupied[slot >>> 6] &= ~(1L << slot);
-        if (tasks.length > KEPT_BUCKET_CAPACITY) {
-            wheel[slot] = null;
-        }
-    }
-
-    /**
-     * Moves every task of one slot out of the wheel: sorted onto the end of the run when they all
-     * come after it (the case for buckets moved in order), otherwise into the heap.
-     */
-    private void flushSlot(int slot, boolean toHeap) {
-        int n = bucketSize[slot];
-        if (n == 0) {
-            return;
-        }
-        ScheduledTask<?>[] tasks = wheel[slot];
-        bucketSize[slot] = 0;
-        wheelCount -= n;
-        wheelEarliestKnown = false;
-        toHeap |= run.size() + n >= QueuePosition.MAX_RUN_POSITION; // run positions must stay encodable
-        if (!toHeap) {
-            sortBucket(tasks, n);
-            ScheduledTask<?> last = run.last();
-            toHeap = last != null && !ScheduledTask.isBefore(last, tasks[0]);
-        }
-        if (toHeap) {
-            for (int i = 0; i < n; i++) {
-                ScheduledTask<?> t = tasks[i];
-                tasks[i] = null;
-                heap.add(t);
-            }
-        } else {
-            run.append(tasks, n);
-        }
-        emptied(slot, tasks);
-    }
-
-    /**
-     * Sorts a bucket's tasks into the queue's order. Each task is read once, to make a key of its
-     * offset in the bucket (under 2^28 ns) and its index; the keys are sorted as plain longs, and
-     * only tasks with the very same time are compared again, by sequence. A comparator sort would
-     * read two tasks per comparison, scattered in memory, for n log n comparisons while the lock is
-     * held and due tasks wait.
-     */
-    private void sortBucket(ScheduledTask<?>[] tasks, int n) {
-        long start = origin + (bucketOf(tasks[0].time) << WHEEL_SHIFT);
-        long[] keys = new long[n];
-        for (int i = 0; i < n; i++) {
-            keys[i] = ((tasks[i].time - start) << 32) | i;
-        }
-        Arrays.sort(keys);
-        ScheduledTask<?>[] sorted = new ScheduledTask<?>[n];
-        for (int j = 0; j < n; j++) {
-            sorted[j] = tasks[(int) keys[j]];
-        }
-        for (int from = 0; from < n; ) {
-            int to = from + 1;
-            while (to < n && keys[to] >>> 32 == keys[from] >>> 32) {
-                to++;
-            }
-            if (to - from > 1) {
-                Arrays.sort(sorted, from, to, DUE_ORDER); // equal times: first in, first out
-            }
-            from = to;
-        }
-        System.arraycopy(sorted, 0, tasks, 0, n);
-    }
-
-    /** Moves the buckets that are about to come due into the heap. */
-    private void advanceWheel(long now) {
-        long target = bucketOf(now) + 1;
-        long from = flushedBucket;
-        if (target <= from) {
-            return;
-        }
-        flushedBucket = target;
-        if (wheelCount == 0) {
-            return;
-        }
-        if (target - from >= WHEEL_SIZE) {
-            for (int slot = 0; slot < WHEEL_SIZE && wheelCount > 0; slot++) {
-                flushSlot(slot, true);
-            }
-            return;
-        }
-        for (long b = from + 1; b <= target && wheelCount > 0; b++) {
-            flushSlot((int) b & WHEEL_MASK, false);
-        }
+        return heap.size() == 0 && wheel.size() == 0 && run.size() == 0;
     }
 
     /** Moves every task of the wheel and of the run into the heap, for shutdown's sweeps. */
     private void flushWheel() {
-        for (int slot = 0; slot < WHEEL_SIZE && wheelCount > 0; slot++) {
-            flushSlot(slot, true);
-        }
+        wheel.flushAll(heap, run);
         while (run.size() > 0) {
             heap.add(run.poll());
         }
-    }
-
-    /** Returns the earliest due time in the wheel. Called only with wheelCount > 0. */
-    private long wheelEarliest() {
-        if (!wheelEarliestKnown) {
-            int slot = (int) nextOccupiedBucket() & WHEEL_MASK;
-            ScheduledTask<?>[] tasks = wheel[slot];
-            long earliest = tasks[0].time;
-            for (int i = 1, n = bucketSize[slot]; i < n; i++) {
-                if (tasks[i].time - earliest < 0) {
-                    earliest = tasks[i].time;
-                }
-            }
-            wheelEarliest = earliest;
-            wheelEarliestKnown = true;
-        }
-        return wheelEarliest;
-    }
-
-    /** Returns the first occupied bucket after flushedBucket. Called only with wheelCount > 0. */
-    private long nextOccupiedBucket() {
-        long first = flushedBucket + 1;
-        int start = (int) first & WHEEL_MASK;
-        int words = occupied.length;
-        int word = start >>> 6;
-        long bits = occupied[word] & (-1L << start); // slots at or after start in its word
-        for (int scanned = 0; scanned <= words; scanned++) {
-            if (bits != 0) {
-                int slot = (word << 6) + Long.numberOfTrailingZeros(bits);
-                return first + ((slot - start) & WHEEL_MASK);
-            }
-            word = (word + 1) % words;
-            bits = occupied[word];
-        }
-        throw new IllegalStateException("wheelCount is " + wheelCount + " but no bucket is occupied");
     }
 
     @Override
