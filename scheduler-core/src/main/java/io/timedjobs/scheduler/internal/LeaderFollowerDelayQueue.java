@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -81,12 +83,6 @@ public final class LeaderFollowerDelayQueue {
      *    workers learn to exit.
      */
 
-    /** A stripe's chain once the queue is shut down: nothing can be staged on it. */
-    private static final Chunk CLOSED = new Chunk(null, 0, 0);
-
-    /** What a cancelled task leaves in its stripe's slot, so that the slot no longer holds it. */
-    private static final ScheduledTask<?> CANCELLED_SLOT = new ScheduledTask<>(null, "cancelled", 0L);
-
     /**
      * Guards the heap, the wheel, the run, the waiters and the plan. Lock order: the pool's
      * mainLock first, then this one, never the other way round: nothing done under this lock takes
@@ -106,14 +102,16 @@ public final class LeaderFollowerDelayQueue {
     private final TaskHeap heap = new TaskHeap();
 
     /**
-     * Where producers and cancellers leave their tasks and removals without the lock: a chain of
-     * chunks and a removal stack per stripe, a stripe chosen by the calling thread, so that two
-     * producers on two cores each write a cache line of their own. Emptied only under the lock.
-     * Length a power of two.
+     * Where producers and cancellers leave their tasks and removals without the lock. Emptied
+     * only under the lock.
      */
-    private final Stripe[] stripes;
+    private final HandoffStripes stripes = new HandoffStripes();
 
-    private final int stripeMask;
+    /** Where the stripes' live tasks go as they are drained: inserted. Made once, not per drain. */
+    private final Consumer<ScheduledTask<?>> insertDrained = this::insert;
+
+    /** What the stripes' removals do as they are drained. Made once, not per drain. */
+    private final Predicate<ScheduledTask<?>> removeDrained = this::removeLocked;
 
     /**
      * Set by a producer or canceller that pushed something which must not wait (see {@link
@@ -151,96 +149,6 @@ public final class LeaderFollowerDelayQueue {
 
     /** Whether the stripes are closed: shutdown() has run. Set under lock, never cleared. */
     private volatile boolean closed;
-
-    /** A removal handed over to the lock holder. */
-    private static final class Removal {
-        final ScheduledTask<?> task;
-
-        @Nullable
-        Removal next;
-
-        /** Number of removals on the stack from this one down, so that size() needs no counter. */
-        int depth;
-
-        Removal(ScheduledTask<?> task) {
-            this.task = task;
-        }
-    }
-
-    /** Padding, so that no other object's fields share a cache line with a stripe's heads. */
-    @SuppressWarnings("unused")
-    abstract static class StripePadBefore {
-        long p01, p02, p03, p04, p05, p06, p07, p08;
-    }
-
-    abstract static class StripeHeads extends StripePadBefore {
-        /**
-         * Tasks offered but not yet in the queue: the newest of a chain of chunks, each linked to
-         * the older one before it; null when there are none, or {@link #CLOSED}.
-         */
-        volatile @Nullable Chunk staged;
-
-        /** Cancelled tasks whose removal waits for the lock holder, newest first. */
-        volatile @Nullable Removal removals;
-    }
-
-    @SuppressWarnings("unused")
-    static final class Stripe extends StripeHeads {
-        long q01, q02, q03, q04, q05, q06, q07, q08;
-
-        /** Number of tasks on the stripe, less those cancelled there. */
-        int stagedDepth() {
-            Chunk newest = staged;
-            if (newest == null || newest == CLOSED) {
-                return 0;
-            }
-            int depth = newest.base + Math.min(newest.claimed, newest.slots.length);
-            for (Chunk c = newest; c != null; c = c.previous) {
-                depth -= c.cancelled;
-            }
-            return depth;
-        }
-
-        int removalDepth() {
-            Removal head = removals;
-            return head == null ? 0 : head.depth;
-        }
-    }
-
-    /**
-     * An array of staged tasks, filled in order: a producer claims a slot by incrementing {@link
-     * #claimed} (beyond the length once full) and then stores its task there. So staging needs no
-     * link in the task. The drainer closes a chunk by setting claimed to its length, and waits for
-     * the stores of the slots claimed before that.
-     */
-    static final class Chunk {
-        /** Capacity of a stripe's first chunk; each further one doubles, up to the largest. */
-        static final int FIRST = 16;
-
-        static final int LARGEST = 1024;
-
-        final @Nullable ScheduledTask<?>[] slots;
-
-        volatile int claimed;
-
-        /** Slots whose task was cancelled while staged, left holding {@link #CANCELLED_SLOT}. */
-        volatile int cancelled;
-
-        /** The older chunk before this one in its stripe's chain, or null. */
-        final @Nullable Chunk previous;
-
-        /** Number of tasks in the older chunks of the chain, all of them full. */
-        final int base;
-
-        /** Slots claimed when the drainer closed the chunk; written and read under the lock. */
-        int filledUpTo;
-
-        Chunk(@Nullable Chunk previous, int base, int capacity) {
-            this.previous = previous;
-            this.base = base;
-            this.slots = new ScheduledTask<?>[capacity];
-        }
-    }
 
     /** Tasks due more than a bucket or so ahead. Guarded by lock. */
     private final TimingWheel wheel;
@@ -359,20 +267,6 @@ public final class LeaderFollowerDelayQueue {
         this.ticker = ticker;
         this.timedWaits = timedWaits;
         this.wheel = new TimingWheel(ticker.read());
-        int n = Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 2 - 1) << 1);
-        this.stripes = new Stripe[Math.min(n, MAX_STRIPES)];
-        for (int i = 0; i < stripes.length; i++) {
-            stripes[i] = new Stripe();
-        }
-        this.stripeMask = stripes.length - 1;
-    }
-
-    /** Most stripes: enough for the producers of a large machine to rarely share one. */
-    private static final int MAX_STRIPES = 64;
-
-    /** Returns the calling thread's stripe: by thread id, so threads started together differ. */
-    private Stripe stripe() {
-        return stripes[(int) Thread.currentThread().getId() & stripeMask];
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -406,7 +300,7 @@ public final class LeaderFollowerDelayQueue {
                 unlock();
             }
         }
-        int depth = stage(stripe(), task);
+        int depth = stripes.stage(task);
         if (depth == 0) {
             return false;
         }
@@ -420,66 +314,6 @@ public final class LeaderFollowerDelayQueue {
             }
         }
         return true;
-    }
-
-    /**
-     * Puts a task on a stripe.
-     *
-     * @return the number of tasks the stripe holds with it; 0 if the stripe is closed
-     */
-    private static int stage(Stripe stripe, ScheduledTask<?> task) {
-        for (; ; ) {
-            Chunk c = stripe.staged;
-            if (c == CLOSED) {
-                return 0;
-            }
-            if (c != null) {
-                int i = (int) CLAIMED.getAndAdd(c, 1);
-                if (i < c.slots.length) {
-                    task.heapIndex = QueuePosition.staged(c.base + i);
-                    // A release store, written as fence and plain store: the array VarHandle's
-                    // setRelease checks the element type on every call.
-                    VarHandle.releaseFence();
-                    c.slots[i] = task;
-                    return c.base + i + 1;
-                }
-            }
-            // No chunk yet, or a full one: start the next, with this task in its first slot.
-            Chunk next = c == null
-                    ? new Chunk(null, 0, Chunk.FIRST)
-                    : new Chunk(c, c.base + c.slots.length, Math.min(2 * c.slots.length, Chunk.LARGEST));
-            task.heapIndex = QueuePosition.staged(next.base);
-            next.slots[0] = task;
-            next.claimed = 1;
-            if (STAGED.compareAndSet(stripe, c, next)) {
-                return next.base + 1;
-            }
-        }
-    }
-
-    /**
-     * Takes a cancelled task off the calling thread's stripe, without the lock: its slot is
-     * swapped for {@link #CANCELLED_SLOT}, so nothing keeps the task. The slot is found by the
-     * position the task records. This is the common case for timeouts cancelled soon after they
-     * were set, which then never touch the lock at all.
-     *
-     * @return false if the task is not in that stripe's slot (another stripe's, drained already,
-     *     or taken by a drain right now): then the caller removes it under the lock
-     */
-    private boolean unstage(ScheduledTask<?> task, int position) {
-        Chunk c = stripe().staged;
-        while (c != null && c != CLOSED && position < c.base) {
-            c = c.previous;
-        }
-        if (c == null || c == CLOSED) {
-            return false;
-        }
-        int i = position - c.base;
-        if (i < c.slots.length && SLOTS.compareAndSet(c.slots, i, task, CANCELLED_SLOT)) {
-            CANCELLED.getAndAdd(c, 1);
-            return true;
-        }
-        return false;
     }
 
     /**
@@ -562,7 +396,7 @@ public final class LeaderFollowerDelayQueue {
      */
     public void remove(ScheduledTask<?> task) {
         int h = task.heapIndex;
-        if (QueuePosition.isStaged(h) && unstage(task, QueuePosition.stagedPosition(h))) {
+        if (QueuePosition.isStaged(h) && stripes.unstage(task, QueuePosition.stagedPosition(h))) {
             return; // the position is read once: a drain may change heapIndex at any moment
         }
         if (QueuePosition.inBatch(h) && unbatch(task, h)) {
@@ -578,16 +412,7 @@ public final class LeaderFollowerDelayQueue {
             }
             return;
         }
-        Stripe stripe = stripe();
-        Removal removal = new Removal(task);
-        for (; ; ) {
-            Removal head = stripe.removals;
-            removal.next = head;
-            removal.depth = head == null ? 1 : head.depth + 1;
-            if (REMOVALS.weakCompareAndSet(stripe, head, removal)) {
-                break;
-            }
-        }
+        stripes.pushRemoval(task);
         drainNow(true);
     }
 
@@ -602,7 +427,7 @@ public final class LeaderFollowerDelayQueue {
 
     /**
      * Whether a task is still on a stripe. Exact under lock, where no drain can be under way;
-     * without it, only a hint to be confirmed (see {@link #unstage}).
+     * without it, only a hint to be confirmed (see HandoffStripes.unstage).
      */
     private static boolean isStaged(ScheduledTask<?> task) {
         return QueuePosition.isStaged(task.heapIndex);
@@ -616,7 +441,7 @@ public final class LeaderFollowerDelayQueue {
                 return false;
             }
         } else if (QueuePosition.isStaged(i)) {
-            return false; // still on a stripe: drainStaged drops it
+            return false; // still on a stripe: dropped as the stripe is drained
         } else if (QueuePosition.inRun(i)) {
             if (!run.remove(task)) {
                 return false;
@@ -628,7 +453,7 @@ public final class LeaderFollowerDelayQueue {
                 return false;
             }
         } else {
-            return false; // taken, never queued, or still on a stripe (then drainStaged drops it)
+            return false; // taken, never queued, or still on a stripe (dropped as it is drained)
         }
         if (isShutDown() && isEmpty()) {
             wakeAll(); // the last task is gone: idle workers may exit now
@@ -646,17 +471,8 @@ public final class LeaderFollowerDelayQueue {
         if (removalsRequested) {
             removalsRequested = false;
         }
-        for (Stripe stripe : stripes) {
-            drainStaged(stripe); // first: a task staged and then cancelled is dropped here
-        }
-        for (Stripe stripe : stripes) {
-            if (stripe.removals != null) {
-                Removal head = (Removal) REMOVALS.getAndSet(stripe, (Removal) null);
-                for (Removal r = head; r != null; r = r.next) {
-                    removeLocked(r.task);
-                }
-            }
-        }
+        stripes.drainTasks(insertDrained); // first: a task staged and then cancelled is dropped here
+        stripes.drainRemovals(removeDrained);
     }
 
     /**
@@ -668,71 +484,8 @@ public final class LeaderFollowerDelayQueue {
         if (removalsRequested) {
             removalsRequested = false; // before the removals are read: a later request is seen by unlock
         }
-        boolean staged = false;
-        for (Stripe stripe : stripes) {
-            if (stripe.removals != null) {
-                Removal head = (Removal) REMOVALS.getAndSet(stripe, (Removal) null);
-                for (Removal r = head; r != null; r = r.next) {
-                    if (!removeLocked(r.task) && isStaged(r.task)) {
-                        staged = true;
-                    }
-                }
-            }
-        }
-        if (staged) {
+        if (stripes.drainRemovals(removeDrained)) { // one of the tasks is still on a stripe
             drainPending();
-        }
-    }
-
-    /** Moves a stripe's staged tasks into the queue, in the order they were offered. Called under lock. */
-    private void drainStaged(Stripe stripe) {
-        Chunk newest;
-        do {
-            newest = stripe.staged;
-            if (newest == null || newest == CLOSED) {
-                return;
-            }
-        } while (!STAGED.compareAndSet(stripe, newest, null));
-        insertChunks(newest);
-    }
-
-    /**
-     * Inserts the tasks of a detached chain of chunks, oldest first. A producer that claimed a slot
-     * of the newest chunk before it was detached may still be storing its task: the chunk is
-     * closed to further claims, and the claimed slots are awaited. Called under lock.
-     */
-    private void insertChunks(Chunk newest) {
-        int count = 0;
-        for (Chunk c = newest; c != null; c = c.previous) {
-            c.filledUpTo = (int) CLAIMED.getAndSet(c, c.slots.length); // older ones are full already
-            count++;
-        }
-        Chunk[] oldestFirst = new Chunk[count];
-        for (Chunk c = newest; c != null; c = c.previous) {
-            oldestFirst[--count] = c;
-        }
-        for (Chunk c : oldestFirst) {
-            insertChunk(c);
-        }
-    }
-
-    private void insertChunk(Chunk chunk) {
-        ScheduledTask<?>[] slots = chunk.slots;
-        int filled = Math.min(chunk.filledUpTo, slots.length);
-        for (int i = 0; i < filled; i++) {
-            ScheduledTask<?> t;
-            // Taken with a swap, so that a cancel racing for the slot either wins it or finds it
-            // empty and removes the task from wherever this drain puts it.
-            while ((t = (ScheduledTask<?>) SLOTS.getAndSet(slots, i, null)) == null) {
-                Thread.onSpinWait(); // claimed, not yet stored: the producer is between two steps
-            }
-            if (t == CANCELLED_SLOT) {
-                continue;
-            }
-            t.heapIndex = QueuePosition.NONE;
-            if (t.isNew()) { // cancelled while staged: it never enters the queue
-                insert(t);
-            }
         }
     }
 
@@ -1068,12 +821,7 @@ public final class LeaderFollowerDelayQueue {
     /** Closes every stripe and moves what was on them into the queue. Called under lock. */
     private void closeStaging() {
         closed = true;
-        for (Stripe stripe : stripes) {
-            Chunk newest = (Chunk) STAGED.getAndSet(stripe, CLOSED);
-            if (newest != null && newest != CLOSED) {
-                insertChunks(newest);
-            }
-        }
+        stripes.close(insertDrained);
     }
 
     /**
@@ -1186,9 +934,7 @@ public final class LeaderFollowerDelayQueue {
             if (b != null) {
                 n += b.remaining();
             }
-            for (Stripe stripe : stripes) {
-                n += stripe.stagedDepth() - stripe.removalDepth();
-            }
+            n += stripes.depth();
             if (figuresSteady(version, attempt)) {
                 return Math.max(0, n);
             }
@@ -1294,11 +1040,6 @@ public final class LeaderFollowerDelayQueue {
     private static final VarHandle FIGURES_VERSION;
     private static final VarHandle HELD_COUNT;
     private static final VarHandle HELD_EARLIEST;
-    private static final VarHandle STAGED;
-    private static final VarHandle REMOVALS;
-    private static final VarHandle CLAIMED;
-    private static final VarHandle CANCELLED;
-    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(ScheduledTask[].class);
 
     static {
         try {
@@ -1306,10 +1047,6 @@ public final class LeaderFollowerDelayQueue {
             FIGURES_VERSION = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "figuresVersion", int.class);
             HELD_COUNT = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "heldCount", int.class);
             HELD_EARLIEST = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "heldEarliest", long.class);
-            STAGED = lookup.findVarHandle(StripeHeads.class, "staged", Chunk.class);
-            CLAIMED = lookup.findVarHandle(Chunk.class, "claimed", int.class);
-            CANCELLED = lookup.findVarHandle(Chunk.class, "cancelled", int.class);
-            REMOVALS = lookup.findVarHandle(StripeHeads.class, "removals", Removal.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
