@@ -98,8 +98,8 @@ public final class LeaderFollowerDelayQueue {
      */
     private final boolean timedWaits;
 
-    /** Tasks due soon, and those beyond the wheel's reach. Guarded by lock. */
-    private final TaskHeap heap = new TaskHeap();
+    /** The queued tasks, in due order: heap, wheel and run. Guarded by lock. */
+    private final DueOrder order;
 
     /**
      * Where producers and cancellers leave their tasks and removals without the lock. Emptied
@@ -150,17 +150,8 @@ public final class LeaderFollowerDelayQueue {
     /** Whether the stripes are closed: shutdown() has run. Set under lock, never cleared. */
     private volatile boolean closed;
 
-    /** Tasks due more than a bucket or so ahead. Guarded by lock. */
-    private final TimingWheel wheel;
-
-    /** Tasks moved out of the wheel, in due order. Guarded by lock. */
-    private final SortedRun run = new SortedRun();
-
     /** When the current leader will wake up on its own, in ticker time. Guarded by lock. */
     private long leaderWakeAt;
-
-    /** Next sequence number; assigned under lock as tasks enter the queue. */
-    private int sequencer;
 
     /**
      * The worker designated to wait for the task at the head of the queue, or null when there is
@@ -222,16 +213,11 @@ public final class LeaderFollowerDelayQueue {
 
     /** Publishes the figures of the heap, the wheel and the run; called right before the lock is released. */
     private void publishFigures() {
-        HELD_COUNT.setRelease(this, heap.size() + wheel.size() + run.size());
-        ScheduledTask<?> first = first();
-        long earliest = first != null ? first.time : 0L;
-        if (wheel.size() > 0) {
-            long inWheel = wheel.earliest();
-            if (first == null || inWheel - earliest < 0) {
-                earliest = inWheel;
-            }
+        int held = order.size();
+        HELD_COUNT.setRelease(this, held);
+        if (held > 0) {
+            HELD_EARLIEST.setRelease(this, order.earliest());
         }
-        HELD_EARLIEST.setRelease(this, earliest);
         FIGURES_VERSION.setRelease(this, figuresVersion + 1); // after the figures: release
     }
 
@@ -266,7 +252,7 @@ public final class LeaderFollowerDelayQueue {
     public LeaderFollowerDelayQueue(Ticker ticker, boolean timedWaits) {
         this.ticker = ticker;
         this.timedWaits = timedWaits;
-        this.wheel = new TimingWheel(ticker.read());
+        this.order = new DueOrder(ticker.read());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -281,7 +267,7 @@ public final class LeaderFollowerDelayQueue {
      */
     public boolean offer(ScheduledTask<?> task) {
         final ReentrantLock lock = this.lock;
-        long attention = wheel.attentionTime(task.time);
+        long attention = order.attentionTime(task.time);
         if (mustDrainNow(attention) && tryLock()) {
             // Needs attention before the leader's plan ends, and the lock is free: insert it
             // directly. While that plan is in force, the stripes may keep their tasks: each was
@@ -436,23 +422,10 @@ public final class LeaderFollowerDelayQueue {
     /** Removes a task from the heap, the wheel or the run; false if it is in none of them. */
     private boolean removeLocked(ScheduledTask<?> task) {
         int i = task.heapIndex;
-        if (QueuePosition.inHeap(i)) {
-            if (!heap.remove(task)) {
-                return false;
-            }
-        } else if (QueuePosition.isStaged(i)) {
-            return false; // still on a stripe: dropped as the stripe is drained
-        } else if (QueuePosition.inRun(i)) {
-            if (!run.remove(task)) {
-                return false;
-            }
-        } else if (QueuePosition.inBatch(i)) {
+        if (QueuePosition.inBatch(i)) {
             return unbatch(task, i); // nothing else to update: the batch is out of the queue
-        } else if (QueuePosition.inWheel(i)) {
-            if (!wheel.remove(task)) {
-                return false;
-            }
-        } else {
+        }
+        if (!order.remove(task)) {
             return false; // taken, never queued, or still on a stripe (dropped as it is drained)
         }
         if (isShutDown() && isEmpty()) {
@@ -492,14 +465,7 @@ public final class LeaderFollowerDelayQueue {
     /** Adds a task to the wheel or the heap and wakes whoever must re-plan. Called under lock. */
     private void insert(ScheduledTask<?> task) {
         boolean wasEmpty = isEmpty();
-        task.sequence = sequencer++;
-        long attention; // when a worker must look at this task: its due time, or its move time
-        if (wheel.add(task)) {
-            attention = wheel.attentionTime(task.time);
-        } else {
-            heap.add(task);
-            attention = task.time;
-        }
+        long attention = order.add(task); // its due time, or its wheel bucket's move time
         Waiter l = leader;
         if (l != null) {
             if (attention - leaderWakeAt < 0) {
@@ -592,9 +558,9 @@ public final class LeaderFollowerDelayQueue {
                 if (claimed != null) {
                     return claimed;
                 }
-                wheel.advance(now, heap, run);
-                ScheduledTask<?> first = first();
-                if (first == null && wheel.size() == 0) {
+                order.advance(now);
+                ScheduledTask<?> first = order.first();
+                if (first == null && !order.hasWheelTasks()) {
                     if (isShutDown()) {
                         return null;
                     }
@@ -608,20 +574,20 @@ public final class LeaderFollowerDelayQueue {
                 long wakeAt;
                 if (first != null) {
                     if (first.time - now <= 0L) {
-                        poll(first);
+                        order.poll(first);
                         helpers = takeDueBatch(now);
                         return first;
                     }
                     wakeAt = first.time;
                     first = null; // don't retain a reference while sleeping: it may be cancelled
-                    if (wheel.size() > 0) {
-                        long move = wheel.nextMoveTime();
+                    if (order.hasWheelTasks()) {
+                        long move = order.nextMoveTime();
                         if (move - wakeAt < 0) {
                             wakeAt = move;
                         }
                     }
                 } else {
-                    wakeAt = wheel.nextMoveTime();
+                    wakeAt = order.nextMoveTime();
                 }
                 if (leader != null) {
                     claimed = sleep(me, false, 0L);
@@ -723,7 +689,7 @@ public final class LeaderFollowerDelayQueue {
      * @return how many tasks the batch holds
      */
     private int takeDueBatch(long now) {
-        ScheduledTask<?> next = first();
+        ScheduledTask<?> next = order.first();
         if (next == null || next.time - now > 0L) {
             ready = null;
             return 0;
@@ -731,10 +697,10 @@ public final class LeaderFollowerDelayQueue {
         ScheduledTask<?>[] tasks = new ScheduledTask<?>[ReadyBatch.MAX_TASKS];
         int n = 0;
         do {
-            tasks[n] = poll(next);
+            tasks[n] = order.poll(next);
             next.heapIndex = QueuePosition.batch(n);
             n++;
-            next = first();
+            next = order.first();
         } while (n < ReadyBatch.MAX_TASKS && next != null && next.time - now <= 0L);
         ready = new ReadyBatch(tasks, n);
         return n;
@@ -744,26 +710,6 @@ public final class LeaderFollowerDelayQueue {
     private @Nullable ScheduledTask<?> claimReady() {
         ReadyBatch b = ready;
         return b == null ? null : b.claim();
-    }
-
-    /** Returns the task due first, from the heap or the run; null when both are empty. Under lock. */
-    private @Nullable ScheduledTask<?> first() {
-        ScheduledTask<?> h = heap.peek();
-        ScheduledTask<?> r = run.first();
-        if (r == null) {
-            return h;
-        }
-        return h == null || ScheduledTask.isBefore(r, h) ? r : h;
-    }
-
-    /** Removes the task that {@link #first()} returned. Called under lock. */
-    private ScheduledTask<?> poll(ScheduledTask<?> first) {
-        if (first.heapIndex == 0) {
-            heap.removeAt(0);
-        } else {
-            run.poll();
-        }
-        return first;
     }
 
     /** Wakes the follower that went to sleep last, if any. Called under lock. */
@@ -834,22 +780,10 @@ public final class LeaderFollowerDelayQueue {
         try {
             closeStaging();
             drainPending();
-            flushWheel();
-            List<ScheduledTask<?>> removed = new ArrayList<>();
+            List<ScheduledTask<?>> removed = List.of();
             if (!keepDelayed || !keepRepeating) {
                 long now = ticker.read();
-                // Walk backwards: removing index i only moves elements from the end into slot i.
-                for (int i = heap.size() - 1; i >= 0; i--) {
-                    if (i >= heap.size()) {
-                        continue;
-                    }
-                    ScheduledTask<?> t = heap.get(i);
-                    boolean drop = t.isPeriodic() ? !keepRepeating : !keepDelayed && t.time - now > 0;
-                    if (drop) {
-                        heap.removeAt(i);
-                        removed.add(t);
-                    }
-                }
+                removed = order.removeIf(t -> t.isPeriodic() ? !keepRepeating : !keepDelayed && t.time - now > 0);
             }
             wakeAll();
             return removed;
@@ -867,18 +801,7 @@ public final class LeaderFollowerDelayQueue {
         lock();
         try {
             drainPending();
-            flushWheel();
-            List<ScheduledTask<?>> removed = new ArrayList<>();
-            for (int i = heap.size() - 1; i >= 0; i--) {
-                if (i >= heap.size()) {
-                    continue;
-                }
-                ScheduledTask<?> t = heap.get(i);
-                if (t.time - deadline > 0) {
-                    heap.removeAt(i);
-                    removed.add(t);
-                }
-            }
+            List<ScheduledTask<?>> removed = order.removeIf(t -> t.time - deadline > 0);
             if (isShutDown() && isEmpty()) {
                 wakeAll();
             }
@@ -898,16 +821,13 @@ public final class LeaderFollowerDelayQueue {
         try {
             closeStaging();
             drainPending();
-            flushWheel();
             stopped = true;
-            List<ScheduledTask<?>> drained = new ArrayList<>(heap.size());
+            List<ScheduledTask<?>> drained = new ArrayList<>(order.size());
             for (ScheduledTask<?> t; (t = claimReady()) != null; ) {
-                drained.add(t); // due before anything in the heap
+                drained.add(t); // due before anything else
             }
             ready = null;
-            for (ScheduledTask<?> t; (t = heap.peek()) != null; ) {
-                drained.add(poll(t));
-            }
+            order.drainTo(drained);
             wakeAll();
             return drained;
         } finally {
@@ -1021,15 +941,7 @@ public final class LeaderFollowerDelayQueue {
     }
 
     private boolean isEmpty() {
-        return heap.size() == 0 && wheel.size() == 0 && run.size() == 0;
-    }
-
-    /** Moves every task of the wheel and of the run into the heap, for shutdown's sweeps. */
-    private void flushWheel() {
-        wheel.flushAll(heap, run);
-        while (run.size() > 0) {
-            heap.add(run.poll());
-        }
+        return order.isEmpty();
     }
 
     @Override
