@@ -1,8 +1,6 @@
 package io.timedjobs.scheduler.internal;
 
 import io.timedjobs.scheduler.Ticker;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -183,43 +182,11 @@ public final class LeaderFollowerDelayQueue {
      */
     private volatile @Nullable ReadyBatch ready;
 
-    /*
-     * Figures for meters, read without the lock (contract 10). The lock holder moves tasks between
-     * places that size() adds up (a stripe, the heap, the wheel, the run, the batch), so a reader
-     * could catch a task in none of them. The figures are therefore guarded like a sequence lock:
-     * each holder makes figuresVersion odd when it takes the lock, and publishes heldCount and
-     * heldEarliest and makes it even again when it lets go; a reader retries while the version is
-     * odd or changed under it, and after a bounded number of tries takes what it read. All three
-     * are written only under the lock, with release stores (plain stores on x86).
-     */
+    /** Figures for meters, read without the lock; written at each take and release of it. */
+    private final QueueFigures figures = new QueueFigures();
 
-    /** Odd while the lock is held; see above. */
-    private volatile int figuresVersion;
-
-    /** Tasks in the heap, the wheel and the run when the lock was last released. */
-    private volatile int heldCount;
-
-    /** When the earliest of those tasks is due, when heldCount is not 0. */
-    private volatile long heldEarliest;
-
-    /** How many times a reader of the figures retries before it takes what it read. */
-    private static final int FIGURES_ATTEMPTS = 1_000;
-
-    /** Marks the figures as moving; called right after the lock was taken. */
-    private void figuresMoving() {
-        FIGURES_VERSION.setRelease(this, figuresVersion + 1);
-        VarHandle.storeStoreFence(); // the odd version is visible before any move it covers
-    }
-
-    /** Publishes the figures of the heap, the wheel and the run; called right before the lock is released. */
-    private void publishFigures() {
-        int held = order.size();
-        HELD_COUNT.setRelease(this, held);
-        if (held > 0) {
-            HELD_EARLIEST.setRelease(this, order.earliest());
-        }
-        FIGURES_VERSION.setRelease(this, figuresVersion + 1); // after the figures: release
-    }
+    /** The current batch, for the figures' readers. Made once, not per reading. */
+    private final Supplier<@Nullable ReadyBatch> readyBatch = () -> ready;
 
     /** Whether take() returns null at once, even with tasks left (shutdownNow). Guarded by lock. */
     private boolean stopped;
@@ -486,7 +453,7 @@ public final class LeaderFollowerDelayQueue {
      */
     private void lock() {
         lock.lock();
-        figuresMoving();
+        figures.moving();
     }
 
     /**
@@ -499,7 +466,7 @@ public final class LeaderFollowerDelayQueue {
         if (lock.isLocked() || !lock.tryLock()) {
             return false;
         }
-        figuresMoving();
+        figures.moving();
         return true;
     }
 
@@ -511,7 +478,7 @@ public final class LeaderFollowerDelayQueue {
     private void unlock() {
         final ReentrantLock lock = this.lock;
         for (; ; ) {
-            publishFigures();
+            figures.publish(order);
             lock.unlock();
             boolean drain = drainRequested;
             if (!(drain || removalsRequested) || !tryLock()) {
@@ -842,65 +809,20 @@ public final class LeaderFollowerDelayQueue {
      * Returns the number of queued tasks, counting those still being handed over and not those
      * whose removal is pending or which were cancelled in a batch. Never takes the lock and never
      * moves a task: it adds up what the last holder of the lock published and what the stripes and
-     * the batch hold now, consistently unless the lock is held for long (see figuresVersion); then
+     * the batch hold now, consistently unless the lock is held for long (see QueueFigures); then
      * the value may be stale by the holder's moves. A submitter sees its task counted at once, and
      * a canceller sees it gone.
      */
     public int size() {
-        for (int attempt = 1; ; attempt++) {
-            int version = figuresVersion; // LoadLoad: the figures below are read after it
-            int n = heldCount;
-            ReadyBatch b = ready;
-            if (b != null) {
-                n += b.remaining();
-            }
-            n += stripes.depth();
-            if (figuresSteady(version, attempt)) {
-                return Math.max(0, n);
-            }
-        }
+        return figures.size(stripes, readyBatch);
     }
 
     /**
      * Returns how long the most overdue queued task is past its due time, or 0 when none is due.
-     * Never takes the lock and never moves a task, like {@link #size()}. Tasks still on a stripe
-     * are not looked at: one that is due is moved within microseconds by the worker it woke.
+     * Never takes the lock and never moves a task, like {@link #size()}.
      */
     long overdueNanos() {
-        long now = ticker.read();
-        for (int attempt = 1; ; attempt++) {
-            int version = figuresVersion;
-            boolean found = heldCount > 0;
-            long earliest = heldEarliest;
-            ReadyBatch b = ready;
-            ScheduledTask<?> t = b == null ? null : b.firstUnclaimed();
-            if (t != null) { // the unclaimed tasks of a batch are due before anything held
-                earliest = found && earliest - t.time < 0 ? earliest : t.time;
-                found = true;
-            }
-            if (figuresSteady(version, attempt)) {
-                return found ? Math.max(0L, now - earliest) : 0L;
-            }
-        }
-    }
-
-    /**
-     * Whether figures read after {@code version} are consistent, or have been retried enough:
-     * spinning briefly, then yielding to a lock holder that may have lost its processor.
-     */
-    private boolean figuresSteady(int version, int attempt) {
-        if ((version & 1) == 0 && version == figuresVersion) {
-            return true;
-        }
-        if (attempt >= FIGURES_ATTEMPTS) {
-            return true;
-        }
-        if (attempt < 64) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-        }
-        return false;
+        return figures.overdueNanos(ticker.read(), readyBatch);
     }
 
     /**
@@ -947,20 +869,5 @@ public final class LeaderFollowerDelayQueue {
     @Override
     public String toString() {
         return "LeaderFollowerDelayQueue[size = " + size() + "]";
-    }
-
-    private static final VarHandle FIGURES_VERSION;
-    private static final VarHandle HELD_COUNT;
-    private static final VarHandle HELD_EARLIEST;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            FIGURES_VERSION = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "figuresVersion", int.class);
-            HELD_COUNT = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "heldCount", int.class);
-            HELD_EARLIEST = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "heldEarliest", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
     }
 }
