@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -18,8 +19,19 @@ import org.jspecify.annotations.Nullable;
  */
 final class QueueFigures {
 
-    /** How many times a reader retries before it takes what it read. */
-    private static final int ATTEMPTS = 1_000;
+    /** Readings a reader spins for, then yields for, before it parks between readings. */
+    private static final int SPINS = 64;
+
+    private static final int YIELDS = 128;
+
+    /**
+     * Longest a reader waits for a lock holder to let go before it takes what it read. Holders let
+     * go within microseconds; this bounds the wait when one has lost its processor, or moves a
+     * very large pile of tasks.
+     */
+    private static final long MAX_WAIT_NANOS = 100_000_000L;
+
+    private static final long PARK_NANOS = 20_000L;
 
     /** Odd while the lock is held. Written only under the lock, with release stores. */
     private volatile int version;
@@ -51,6 +63,7 @@ final class QueueFigures {
      * cancelled, and those on the stripes less the removals waiting there.
      */
     int size(HandoffStripes stripes, Supplier<@Nullable ReadyBatch> batch) {
+        long giveUpAt = NOT_PARKED;
         for (int attempt = 1; ; attempt++) {
             int v = version; // volatile read, LoadLoad: the figures below are read after it
             int n = held;
@@ -59,7 +72,7 @@ final class QueueFigures {
                 n += b.remaining();
             }
             n += stripes.depth();
-            if (steady(v, attempt)) {
+            if (steady(v) || (giveUpAt = backOff(attempt, giveUpAt)) == GIVE_UP) {
                 return Math.max(0, n);
             }
         }
@@ -71,6 +84,7 @@ final class QueueFigures {
      * by the worker it woke.
      */
     long overdueNanos(long now, Supplier<@Nullable ReadyBatch> batch) {
+        long giveUpAt = NOT_PARKED;
         for (int attempt = 1; ; attempt++) {
             int v = version;
             boolean found = held > 0;
@@ -81,30 +95,47 @@ final class QueueFigures {
                 first = found && first - t.time < 0 ? first : t.time;
                 found = true;
             }
-            if (steady(v, attempt)) {
+            if (steady(v) || (giveUpAt = backOff(attempt, giveUpAt)) == GIVE_UP) {
                 return found ? Math.max(0L, now - first) : 0L;
             }
         }
     }
 
-    /**
-     * Whether figures read after {@code v} are consistent, or have been retried enough: spinning
-     * briefly, then yielding to a lock holder that may have lost its processor.
-     */
-    private boolean steady(int v, int attempt) {
-        if ((v & 1) == 0 && v == version) { // volatile read: LoadLoad after the figures
-            return true;
-        }
-        if (attempt >= ATTEMPTS) {
-            return true;
-        }
-        if (attempt < 64) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-        }
-        return false;
+    /** Whether figures read after version {@code v} are consistent: no holder moved tasks meanwhile. */
+    private boolean steady(int v) {
+        return (v & 1) == 0 && v == version; // volatile read: LoadLoad after the figures
     }
+
+    /**
+     * Waits a little before the next reading: spinning, then yielding, then parked, for a lock
+     * holder that may have lost its processor.
+     *
+     * @param giveUpAt when the reader gives up, once it parks; {@link #NOT_PARKED} before
+     * @return what to pass as giveUpAt next time; {@link #GIVE_UP} when the reader takes what it read
+     */
+    private static long backOff(int attempt, long giveUpAt) {
+        if (attempt < SPINS) {
+            Thread.onSpinWait();
+            return giveUpAt;
+        }
+        if (attempt < YIELDS) {
+            Thread.yield();
+            return giveUpAt;
+        }
+        long now = System.nanoTime();
+        if (giveUpAt == NOT_PARKED) {
+            giveUpAt = now + MAX_WAIT_NANOS;
+        } else if (now - giveUpAt >= 0L) {
+            return GIVE_UP;
+        }
+        LockSupport.parkNanos(PARK_NANOS);
+        return giveUpAt;
+    }
+
+    /** See {@link #backOff}. A deadline that happens to equal one of them ends or restarts the wait early. */
+    private static final long NOT_PARKED = 0L;
+
+    private static final long GIVE_UP = Long.MIN_VALUE;
 
     private static final VarHandle VERSION;
     private static final VarHandle HELD;
