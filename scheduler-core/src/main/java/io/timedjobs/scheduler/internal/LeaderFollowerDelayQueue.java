@@ -176,9 +176,17 @@ public final class LeaderFollowerDelayQueue {
     private final ArrayDeque<Waiter> followers = new ArrayDeque<>();
 
     /**
-     * Due tasks taken out of the heap in one go, for workers to claim without the lock; null or
+     * Due tasks taken out of the queue in one go, for workers to claim without the lock; null or
      * used up when there are none. A new batch is made only under the lock, and only when this one
-     * is used up.
+     * is used up (take() makes one only after it found this one empty).
+     *
+     * <p>No lost wake-up: only a follower woken as a helper claims from this batch in sleep(),
+     * without the lock. A follower woken as the successor to a vacant leader role (see {@link
+     * #leader}) always goes on to the lock: had it claimed a batch task there instead, it would
+     * have left take() without passing the role on, and the followers still asleep would have
+     * slept through the head's due time while the role stayed vacant. Through the lock, a worker
+     * leaves take() only through its finally block, which wakes the next successor whenever the
+     * role is vacant and tasks remain; a helper that claims nothing goes on to the lock the same.
      */
     private volatile @Nullable ReadyBatch ready;
 
@@ -201,12 +209,19 @@ public final class LeaderFollowerDelayQueue {
          */
         volatile boolean queued;
 
+        /**
+         * Whether it was woken to help with a batch, rather than to lead or to look again. Written
+         * under the queue's lock before {@link #queued} is cleared, read after the follower saw it
+         * cleared.
+         */
+        boolean helper;
+
         /** Whether an interrupt was cleared while it slept; only its own thread touches this. */
         boolean interrupted;
 
         /**
-         * The task the worker runs, or null; written by the worker, read by a cancel(true) under
-         * the pool's lock once it has seen the task RUNNING.
+         * The task the worker runs, or null; written by the worker, read without a lock by a
+         * cancel(true) once it has seen the task RUNNING (the task's state publishes it).
          */
         @Nullable
         ScheduledTask<?> running;
@@ -593,6 +608,7 @@ public final class LeaderFollowerDelayQueue {
                 // Sleeping followers help with a batch; they claim from it without the lock, so they
                 // may be woken while it is held.
                 for (Waiter w; helpers > 0 && (w = followers.pollLast()) != null; helpers--) {
+                    w.helper = true; // before queued is written: published by that volatile write
                     w.queued = false;
                     LockSupport.unpark(w.thread);
                 }
@@ -623,6 +639,7 @@ public final class LeaderFollowerDelayQueue {
     private @Nullable ScheduledTask<?> sleep(Waiter me, boolean timed, long nanos) {
         boolean follower = me != leader;
         if (follower && !me.queued) {
+            me.helper = false;
             followers.addLast(me);
             me.queued = true;
         }
@@ -635,7 +652,7 @@ public final class LeaderFollowerDelayQueue {
         } else {
             LockSupport.park(this);
         }
-        if (follower && !me.queued) { // woken by a waker: maybe to help with a batch
+        if (follower && !me.queued && me.helper) { // woken to help with a batch: see ready
             ScheduledTask<?> claimed = claimReady();
             if (claimed != null) {
                 return claimed;
