@@ -199,38 +199,6 @@ public final class LeaderFollowerDelayQueue {
     /** Whether take() returns null at once, even with tasks left (shutdownNow). Guarded by lock. */
     private boolean stopped;
 
-    /** A worker as the queue sees it: the thread to park and unpark. */
-    public static final class Waiter {
-        final Thread thread;
-
-        /**
-         * Whether it is registered in {@link #followers}. Written under the queue's lock; volatile
-         * because a follower reads it right after waking, before it takes the lock back.
-         */
-        volatile boolean queued;
-
-        /**
-         * Whether it was woken to help with a batch, rather than to lead or to look again. Written
-         * under the queue's lock before {@link #queued} is cleared, read after the follower saw it
-         * cleared.
-         */
-        boolean helper;
-
-        /** Whether an interrupt was cleared while it slept; only its own thread touches this. */
-        boolean interrupted;
-
-        /**
-         * The task the worker runs, or null; written by the worker, read without a lock by a
-         * cancel(true) once it has seen the task RUNNING (the task's state publishes it).
-         */
-        @Nullable
-        ScheduledTask<?> running;
-
-        public Waiter(Thread thread) {
-            this.thread = thread;
-        }
-    }
-
     public LeaderFollowerDelayQueue(Ticker ticker, boolean timedWaits) {
         this.ticker = ticker;
         this.timedWaits = timedWaits;
@@ -517,7 +485,8 @@ public final class LeaderFollowerDelayQueue {
      * @return the due task, removed from the queue; or null when the worker should exit: the queue
      *     was stopped, or it is shut down and empty
      */
-    public @Nullable ScheduledTask<?> take(Waiter me) {
+    @Nullable
+    ScheduledTask<?> take(Waiter me) {
         ScheduledTask<?> claimed = claimReady();
         if (claimed != null) {
             return claimed;

@@ -97,7 +97,7 @@ public final class WorkerPool {
      * read without it by a cancel(true), which may miss a worker that starts meanwhile (it runs no
      * task yet) and is not hurt by one that leaves (it runs no task any more).
      */
-    private final Set<LeaderFollowerDelayQueue.Waiter> waiters = ConcurrentHashMap.newKeySet();
+    private final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
 
     private volatile int runState = RUNNING;
 
@@ -281,7 +281,7 @@ public final class WorkerPool {
 
     private void runWorker() {
         boolean abrupt = true;
-        LeaderFollowerDelayQueue.Waiter me = new LeaderFollowerDelayQueue.Waiter(Thread.currentThread());
+        Waiter me = new Waiter(Thread.currentThread());
         mainLock.lock();
         try {
             waiters.add(me);
@@ -315,7 +315,7 @@ public final class WorkerPool {
 
     /** Runs a task on its own thread, registered so that its cancel(true) finds the thread. */
     private void runOnOwnThread(ScheduledTask<?> task) {
-        LeaderFollowerDelayQueue.Waiter me = new LeaderFollowerDelayQueue.Waiter(Thread.currentThread());
+        Waiter me = new Waiter(Thread.currentThread());
         me.running = task;
         waiters.add(me);
         try {
@@ -348,7 +348,7 @@ public final class WorkerPool {
      */
     @Nullable
     Thread interruptWorkerRunning(ScheduledTask<?> task) {
-        for (LeaderFollowerDelayQueue.Waiter w : waiters) {
+        for (Waiter w : waiters) {
             if (w.running == task) {
                 w.thread.interrupt();
                 return w.thread;
@@ -398,7 +398,7 @@ public final class WorkerPool {
         }
     }
 
-    private void workerExited(LeaderFollowerDelayQueue.Waiter worker, boolean abrupt) {
+    private void workerExited(Waiter worker, boolean abrupt) {
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
@@ -509,7 +509,7 @@ public final class WorkerPool {
             for (Thread worker : workers) {
                 worker.interrupt();
             }
-            for (LeaderFollowerDelayQueue.Waiter w : waiters) {
+            for (Waiter w : waiters) {
                 if (w.running != null) {
                     w.thread.interrupt(); // a task running on a thread of its own
                 }
