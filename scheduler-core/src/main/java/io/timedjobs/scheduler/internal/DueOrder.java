@@ -111,7 +111,10 @@ final class DueOrder {
         return wheel.nextMoveTime();
     }
 
-    /** Returns the earliest due time of all tasks; only when not empty. */
+    /**
+     * Returns the earliest due time of all tasks, or a little earlier while tasks left the wheel
+     * since it last moved on (see {@link TimingWheel#earliest()}); only when not empty.
+     */
     long earliest() {
         ScheduledTask<?> first = first();
         if (wheel.size() == 0) {

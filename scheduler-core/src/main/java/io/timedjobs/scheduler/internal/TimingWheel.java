@@ -55,9 +55,13 @@ final class TimingWheel {
     private long flushedBucket = 1L;
 
     /**
-     * The earliest due time in the wheel, for the lateness figure, while {@link #earliestKnown}.
-     * Kept on insert; forgotten when a bucket moves or the task that had it leaves, and then found
-     * again by scanning the first occupied bucket.
+     * A lower bound of the due times in the wheel, for the lateness figure: exact when found by
+     * scanning the first occupied bucket, lowered by each insert, and left in place when a task
+     * leaves. It is forgotten, and found again, only when the wheel advances, at most once a bucket:
+     * forgetting it whenever the earliest task left would rescan a bucket at every release of the
+     * lock while timeouts are cancelled in the order they were set. So after removals it may lie
+     * below every remaining task, and the lateness figure reads high, but only while no worker has
+     * advanced the wheel since its bucket's move time: when the pool cannot keep up anyway.
      */
     private long earliest;
 
@@ -139,10 +143,7 @@ final class TimingWheel {
         }
         task.heapIndex = QueuePosition.NONE;
         bucketSize[slot] = last;
-        count--;
-        if (task.time == earliest) {
-            earliestKnown = false;
-        }
+        count--; // earliest stays a lower bound: see there
         if (last == 0) {
             emptied(slot, tasks);
         }
@@ -163,6 +164,7 @@ final class TimingWheel {
         if (count == 0) {
             return;
         }
+        earliestKnown = false;
         if (target - from >= SIZE) {
             for (int slot = 0; slot < SIZE && count > 0; slot++) {
                 flushSlot(slot, true, heap, run);
@@ -186,7 +188,10 @@ final class TimingWheel {
         return moveTime(nextOccupiedBucket());
     }
 
-    /** Returns the earliest due time in the wheel. Called only with {@link #size()} above 0. */
+    /**
+     * Returns a lower bound of the due times in the wheel, exact unless tasks left since the wheel
+     * last advanced (see {@link #earliest}). Called only with {@link #size()} above 0.
+     */
     long earliest() {
         if (!earliestKnown) {
             int slot = (int) nextOccupiedBucket() & MASK;

@@ -16,7 +16,8 @@ class DueOrderTest {
     /**
      * Adds (numbered in order, so equal times leave first in, first out), removals, time moving,
      * polls of due tasks and sweeps, from ticks near Long.MAX_VALUE: every task due by now leaves
-     * in the model's order, none before its time, and the size and earliest time are exact.
+     * in the model's order, none before its time, the size is exact and the earliest time never
+     * later than the model's.
      */
     @Test
     void shouldMatchTreeSetUnderRandomOperations() {
@@ -53,7 +54,9 @@ class DueOrderTest {
                 }
                 assertThat(order.size()).isEqualTo(model.size());
                 if (!model.isEmpty()) {
-                    assertThat(order.earliest()).isEqualTo(model.first().time);
+                    assertThat(order.earliest() - model.first().time)
+                            .as("a lower bound of the earliest due time")
+                            .isNotPositive();
                 }
             }
             long deadline = now + 20 * BUCKET;
