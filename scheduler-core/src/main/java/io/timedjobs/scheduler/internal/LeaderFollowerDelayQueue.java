@@ -836,12 +836,12 @@ public final class LeaderFollowerDelayQueue {
         try {
             drainPending();
             long now = ticker.read();
-            advanceWheel(now);
-            Batch b = ready;
-            if (b != null && b.next < b.count) {
+            order.advance(now);
+            ReadyBatch b = ready;
+            if (b != null && b.remaining() > 0) {
                 return true; // unclaimed tasks of a batch were due when it was taken
             }
-            ScheduledTask<?> first = first();
+            ScheduledTask<?> first = order.first();
             return first != null && first.time - now <= 0;
         } finally {
             unlock();
