@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.autoconfigure;
 
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -51,6 +52,9 @@ public class SchedulerAutoConfiguration {
     /** Spring Boot's own thread name key: the fallback when timed-jobs.thread-name-prefix is not set. */
     static final String BOOT_THREAD_NAME_PREFIX_PROPERTY = "spring.task.scheduling.thread-name-prefix";
 
+    /** Spring Boot's limit for its {@code SimpleAsyncTaskScheduler}; ours with virtual threads. */
+    static final String BOOT_CONCURRENCY_LIMIT_PROPERTY = "spring.task.scheduling.simple.concurrency-limit";
+
     static final String BOOT_AWAIT_TERMINATION_PROPERTY = "spring.task.scheduling.shutdown.await-termination";
 
     static final String BOOT_AWAIT_TERMINATION_PERIOD_PROPERTY =
@@ -87,7 +91,12 @@ public class SchedulerAutoConfiguration {
                     BOOT_THREAD_NAME_PREFIX_PROPERTY, SchedulerProperties.DEFAULT_THREAD_NAME_PREFIX);
         }
         scheduler.setThreadNamePrefix(prefix);
-        scheduler.setVirtualThreads(virtualThreads(properties, environment));
+        boolean virtual = virtualThreads(properties, environment);
+        scheduler.setVirtualThreads(virtual);
+        Integer limit = concurrencyLimit(properties, environment, virtual);
+        if (limit != null) {
+            scheduler.setConcurrencyLimit(limit);
+        }
         scheduler.setMisfirePolicy(properties.getMisfirePolicy());
         SchedulerProperties.Shutdown shutdown = properties.getShutdown();
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(shutdown.isExecuteExistingDelayedTasks());
@@ -134,6 +143,29 @@ public class SchedulerAutoConfiguration {
                     BOOT_AWAIT_TERMINATION_PERIOD_PROPERTY, boot, "the period must be zero or positive");
         }
         return boot;
+    }
+
+    /**
+     * The limit of tasks running at once on virtual threads: the starter's key, else Spring Boot's
+     * ({@code -1}, its "unbounded", and values below 1 mean none there). Without virtual threads the
+     * pool size is the limit, so Spring Boot's key has nothing to add and the starter's is refused.
+     */
+    private static @Nullable Integer concurrencyLimit(
+            SchedulerProperties properties, Environment environment, boolean virtualThreads) {
+        Integer explicit = properties.getConcurrencyLimit();
+        if (explicit != null && !virtualThreads) {
+            throw new InvalidConfigurationPropertyValueException(
+                    SchedulerProperties.PREFIX + ".concurrency-limit",
+                    explicit,
+                    "the limit applies to virtual threads only; set " + SchedulerProperties.PREFIX
+                            + ".virtual-threads=true (Java 21 or later), or remove the key: without virtual"
+                            + " threads, " + SchedulerProperties.PREFIX + ".pool-size is the limit");
+        }
+        if (explicit != null || !virtualThreads) {
+            return explicit;
+        }
+        Integer boot = environment.getProperty(BOOT_CONCURRENCY_LIMIT_PROPERTY, Integer.class);
+        return boot != null && boot >= 1 ? boot : null;
     }
 
     /**

@@ -49,6 +49,13 @@ public class SchedulerProperties {
     private @Nullable Boolean virtualThreads;
 
     /**
+     * Most tasks running at once on virtual threads; unset means no limit. Applies only with
+     * virtual threads (a pool of platform threads is its own limit). Defaults to
+     * 'spring.task.scheduling.simple.concurrency-limit' when that is set to 1 or more.
+     */
+    private @Nullable Integer concurrencyLimit;
+
+    /**
      * What fixed-rate tasks do after falling behind: 'catch-up' runs every missed execution, 'skip'
      * moves on to the next slot that is not in the past.
      */
@@ -93,6 +100,18 @@ public class SchedulerProperties {
 
     public void setVirtualThreads(@Nullable Boolean virtualThreads) {
         this.virtualThreads = virtualThreads;
+    }
+
+    public @Nullable Integer getConcurrencyLimit() {
+        return concurrencyLimit;
+    }
+
+    public void setConcurrencyLimit(@Nullable Integer concurrencyLimit) {
+        if (concurrencyLimit != null && concurrencyLimit < 1) {
+            throw new IllegalArgumentException(PREFIX
+                    + ".concurrency-limit must be 1 or more (leave it unset for no limit), was " + concurrencyLimit);
+        }
+        this.concurrencyLimit = concurrencyLimit;
     }
 
     public MisfirePolicy getMisfirePolicy() {

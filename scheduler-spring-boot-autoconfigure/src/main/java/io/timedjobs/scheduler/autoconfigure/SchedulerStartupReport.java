@@ -47,6 +47,7 @@ final class SchedulerStartupReport implements SmartInitializingSingleton, Schedu
     private static final Set<ConfigurationPropertyName> HONOURED_BOOT_KEYS = Set.of(
             ConfigurationPropertyName.of(SchedulerAutoConfiguration.BOOT_POOL_SIZE_PROPERTY),
             ConfigurationPropertyName.of(SchedulerAutoConfiguration.BOOT_THREAD_NAME_PREFIX_PROPERTY),
+            ConfigurationPropertyName.of(SchedulerAutoConfiguration.BOOT_CONCURRENCY_LIMIT_PROPERTY),
             ConfigurationPropertyName.of(SchedulerAutoConfiguration.BOOT_AWAIT_TERMINATION_PROPERTY),
             ConfigurationPropertyName.of(SchedulerAutoConfiguration.BOOT_AWAIT_TERMINATION_PERIOD_PROPERTY));
 

@@ -85,6 +85,7 @@ public class LeaderFollowerTaskScheduler
     private @Nullable String threadNamePrefix;
 
     private boolean virtualThreads;
+    private int concurrencyLimit;
     private MisfirePolicy misfirePolicy = MisfirePolicy.CATCH_UP;
     private @Nullable Ticker ticker;
     private @Nullable Clock clock;
@@ -173,6 +174,20 @@ public class LeaderFollowerTaskScheduler
     /** Returns what fixed-rate tasks do after falling behind. */
     public MisfirePolicy getMisfirePolicy() {
         return misfirePolicy;
+    }
+
+    /**
+     * Sets the most tasks running at once on virtual threads; default 0, no limit. Only with
+     * {@linkplain #setVirtualThreads virtual threads}: {@link #initialize()} refuses it otherwise.
+     *
+     * @throws IllegalArgumentException if {@code limit} is negative
+     */
+    public void setConcurrencyLimit(int limit) {
+        checkNotInitialized("concurrencyLimit");
+        if (limit < 0) {
+            throw new IllegalArgumentException("concurrencyLimit must be 0 (no limit) or more, was " + limit);
+        }
+        this.concurrencyLimit = limit;
     }
 
     /** Sets what fixed-rate tasks do after falling behind; default {@link MisfirePolicy#CATCH_UP}. */
@@ -373,6 +388,9 @@ public class LeaderFollowerTaskScheduler
                 .prestartWorker(applicationContext == null)
                 .errorHandler(this::handleRepeatingFailure)
                 .executionListener(combinedListener());
+        if (concurrencyLimit > 0) {
+            builder.concurrencyLimit(concurrencyLimit);
+        }
         Ticker configuredTicker = ticker;
         if (configuredTicker != null) {
             builder.ticker(configuredTicker);

@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
@@ -181,6 +183,63 @@ class SchedulerAutoConfigurationTest {
             assertThat(workerIsVirtual(context.getBean(LeaderFollowerTaskScheduler.class)))
                     .isEqualTo(Runtime.version().feature() >= 21);
         });
+    }
+
+    /** A concurrency limit without virtual threads stops start-up, naming the key and the way out. */
+    @Test
+    void shouldRefuseConcurrencyLimitWithoutVirtualThreads() {
+        runner.withPropertyValues("timed-jobs.concurrency-limit=2").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("timed-jobs.concurrency-limit")
+                    .hasStackTraceContaining("applies to virtual threads only");
+        });
+    }
+
+    /** Spring Boot's own limit means nothing for a pool of platform threads, and stops nothing. */
+    @Test
+    void shouldIgnoreSpringConcurrencyLimitWithoutVirtualThreads() {
+        runner.withPropertyValues("spring.task.scheduling.simple.concurrency-limit=2")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    /**
+     * With virtual threads, the limit (the starter's key, else Spring Boot's) holds back tasks beyond
+     * it: of four slow tasks due together with a limit of 2, two run and two wait.
+     */
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void shouldHoldTasksBeyondConcurrencyLimitOnVirtualThreads() {
+        for (String key : List.of("timed-jobs.concurrency-limit", "spring.task.scheduling.simple.concurrency-limit")) {
+            runner.withPropertyValues("timed-jobs.virtual-threads=true", key + "=2")
+                    .run(context -> {
+                        LeaderFollowerTaskScheduler scheduler = context.getBean(LeaderFollowerTaskScheduler.class);
+                        CountDownLatch release = new CountDownLatch(1);
+                        AtomicInteger started = new AtomicInteger();
+                        CountDownLatch twoStarted = new CountDownLatch(2);
+                        for (int i = 0; i < 4; i++) {
+                            scheduler.schedule(
+                                    () -> {
+                                        started.incrementAndGet();
+                                        twoStarted.countDown();
+                                        try {
+                                            release.await();
+                                        } catch (InterruptedException e) {
+                                            Thread.currentThread().interrupt();
+                                        }
+                                    },
+                                    Instant.now());
+                        }
+                        assertThat(twoStarted.await(TestDelays.LONG.toMillis(), TimeUnit.MILLISECONDS))
+                                .isTrue();
+                        // Two more are due: without the limit they would start on the first two's heels.
+                        await().during(Duration.ofMillis(300))
+                                .atMost(TestDelays.LONG)
+                                .until(() -> started.get() == 2);
+                        release.countDown();
+                        await().atMost(TestDelays.LONG).until(() -> started.get() == 4);
+                    });
+        }
     }
 
     /** An explicit virtual-threads=false wins over spring.threads.virtual.enabled. */

@@ -168,6 +168,7 @@ class SchedulerChoiceTest {
     @Test
     void shouldWarnOnceAboutSpringSettingsWithoutMeaningHere(CapturedOutput output) {
         runner.withPropertyValues(
+                        "spring.task.scheduling.simple.task-termination-timeout=5s",
                         "spring.task.scheduling.simple.concurrency-limit=4",
                         "spring.task.scheduling.pool.size=3",
                         "spring.task.scheduling.shutdown.await-termination-period=2s")
@@ -179,10 +180,11 @@ class SchedulerChoiceTest {
                             .filter(line -> line.contains("have no effect"))
                             .reduce("", String::concat);
                     assertThat(warning)
-                            .contains("property 'spring.task.scheduling.simple.concurrency-limit'")
+                            .contains("property 'spring.task.scheduling.simple.task-termination-timeout'")
                             .contains("ThreadPoolTaskSchedulerCustomizer bean 'poolCustomizer'")
                             .contains("SimpleAsyncTaskSchedulerCustomizer bean 'simpleCustomizer'")
                             .doesNotContain("pool.size")
+                            .doesNotContain("concurrency-limit")
                             .doesNotContain("await-termination-period");
                     assertThat(output.getOut().lines().filter(line -> line.contains("have no effect")))
                             .hasSize(1);
