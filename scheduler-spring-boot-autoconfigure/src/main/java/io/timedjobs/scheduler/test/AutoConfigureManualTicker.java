@@ -38,10 +38,26 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
  * those the application declares; an application's own {@code ManualTicker} bean is used instead
  * of a new one. Do not advance the ticker from inside a task: the advance would wait for that
  * task itself.
+ *
+ * <p>With scheduler-jdbc on the class path, it turns cluster coordination off ({@code
+ * timed-jobs.cluster.enabled=false}, logged once at INFO), so that every {@code @Scheduled} job
+ * runs on the ticker as above: clustered fires follow the database's clock, which the ticker cannot
+ * move. A property the test sets itself ({@code @SpringBootTest(properties = ...)}) wins. With
+ * {@link #cluster() cluster = true} coordination stays on (and so do durable tasks): jobs then run
+ * when the database's clock reaches their fires, whatever the ticker says. Durable task handlers
+ * are tested with {@code DurableTaskEngine.runNow(handler, key)} and {@code runDueNow()}, which run
+ * tasks on the calling thread.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Inherited
 @ImportAutoConfiguration
-public @interface AutoConfigureManualTicker {}
+public @interface AutoConfigureManualTicker {
+
+    /**
+     * Whether to keep cluster coordination on (scheduler-jdbc): false by default, so that the ticker
+     * drives every job; true runs clustered jobs, and durable tasks, on the database's clock.
+     */
+    boolean cluster() default false;
+}

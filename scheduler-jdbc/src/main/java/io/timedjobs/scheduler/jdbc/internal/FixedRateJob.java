@@ -15,6 +15,13 @@ import org.jspecify.annotations.Nullable;
  * agree on it: the fire record alone decides who runs each grid point. After a fire, the next is
  * the following grid point, so a late run catches up as the engine's fixed rate does, unless that
  * point is half a horizon old: then it moves on to the next point not in the past.
+ *
+ * <p>An instance's first fire is the latest grid point already reached, if it is less than half a
+ * horizon old, and otherwise the next one. So the first instance runs the anchor itself, which is
+ * a few milliseconds in the past by the time the trigger asks (a job without initial delay runs at
+ * start-up, as with Spring's own scheduler), and an instance that joins later tries the point it
+ * just missed: its record makes sure it runs once, and a point older than half a horizon, whose
+ * record the database could soon prune, is never tried.
  */
 public final class FixedRateJob extends ClusteredJob {
 
@@ -43,14 +50,29 @@ public final class FixedRateJob extends ClusteredJob {
     protected @Nullable Instant nextFire() {
         Instant grid = Objects.requireNonNull(anchor, "anchor");
         Instant now = context.clock().now();
+        Instant oldest = now.minus(context.fireHorizon().dividedBy(2));
         Instant last = lastFire;
         if (last != null) {
             Instant next = last.plus(period);
-            if (next.isAfter(now.minus(context.fireHorizon().dividedBy(2)))) {
+            if (next.isAfter(oldest)) {
                 return next;
             }
+            return firstGridPointNotBefore(grid, period, now);
+        }
+        Instant reached = lastGridPointNotAfter(grid, period, now);
+        if (reached != null && reached.isAfter(oldest)) {
+            return reached;
         }
         return firstGridPointNotBefore(grid, period, now);
+    }
+
+    /** Returns the last {@code anchor + k * period}, k >= 0, that is not after {@code now}; null before the anchor. */
+    static @Nullable Instant lastGridPointNotAfter(Instant anchor, Duration period, Instant now) {
+        if (now.isBefore(anchor)) {
+            return null;
+        }
+        long steps = Duration.between(anchor, now).toNanos() / period.toNanos();
+        return anchor.plus(period.multipliedBy(steps));
     }
 
     /** Returns the first {@code anchor + k * period}, k >= 0, that is not before {@code now}. */

@@ -24,4 +24,18 @@ class FixedRateJobTest {
         assertThat(FixedRateJob.firstGridPointNotBefore(ANCHOR, PERIOD, ANCHOR.plus(Duration.ofDays(365 * 50))))
                 .isEqualTo(ANCHOR.plus(Duration.ofDays(365 * 50)));
     }
+
+    /** Before the anchor, none; on a grid point, that point; between points, the previous one. */
+    @Test
+    void shouldFindTheLastGridPointNotAfterNow() {
+        assertThat(FixedRateJob.lastGridPointNotAfter(ANCHOR, PERIOD, ANCHOR.minusMillis(1)))
+                .isNull();
+        assertThat(FixedRateJob.lastGridPointNotAfter(ANCHOR, PERIOD, ANCHOR)).isEqualTo(ANCHOR);
+        assertThat(FixedRateJob.lastGridPointNotAfter(ANCHOR, PERIOD, ANCHOR.plusMillis(5)))
+                .isEqualTo(ANCHOR);
+        assertThat(FixedRateJob.lastGridPointNotAfter(ANCHOR, PERIOD, ANCHOR.plusSeconds(3)))
+                .isEqualTo(ANCHOR.plusSeconds(3));
+        assertThat(FixedRateJob.lastGridPointNotAfter(ANCHOR, PERIOD, ANCHOR.plusMillis(3999)))
+                .isEqualTo(ANCHOR.plusSeconds(3));
+    }
 }
