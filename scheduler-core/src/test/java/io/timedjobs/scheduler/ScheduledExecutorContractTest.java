@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,16 @@ abstract class ScheduledExecutorContractTest {
 
     /** Returns a new scheduler with a fixed pool and the given shutdown policies. */
     protected abstract ScheduledExecutorService newScheduler(Options options);
+
+    /**
+     * Whether a delayed one-shot task accepted while shutdown() races with the submission always
+     * runs. Ours does. The JDK's executor may instead hand back a future it has already
+     * cancelled, when it terminated between its shutdown check and its queueing of the task: the
+     * task is then handled by the shutdown policy, not run.
+     */
+    protected boolean runsEveryTaskAcceptedDuringShutdown() {
+        return true;
+    }
 
     private ScheduledExecutorService scheduler(Options options) {
         ScheduledExecutorService scheduler = newScheduler(options);
@@ -665,6 +676,7 @@ abstract class ScheduledExecutorContractTest {
         AtomicIntegerArray runs = new AtomicIntegerArray(total);
         // 0 = not submitted, 1 = accepted, 2 = rejected, 3 = cancelled
         AtomicIntegerArray fate = new AtomicIntegerArray(total);
+        AtomicReferenceArray<ScheduledFuture<?>> futures = new AtomicReferenceArray<>(total);
         AtomicLong accepted = new AtomicLong();
         AtomicInteger startedAfterCancel = new AtomicInteger();
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
@@ -691,6 +703,7 @@ abstract class ScheduledExecutorContractTest {
                                             },
                                             random.nextInt(3_000),
                                             TimeUnit.MICROSECONDS);
+                                    futures.set(id, f);
                                     fate.set(id, 1);
                                     accepted.incrementAndGet();
                                     if (previous != null
@@ -726,7 +739,12 @@ abstract class ScheduledExecutorContractTest {
         for (int id = 0; id < total; id++) {
             int f = fate.get(id);
             int r = runs.get(id);
-            if (f == 1) {
+            if (f == 1 && r == 0 && !runsEveryTaskAcceptedDuringShutdown()) {
+                // Never left hanging: handled by the shutdown policy, its future complete.
+                assertThat(futures.get(id).isCancelled())
+                        .as("accepted task %d neither ran nor was cancelled", id)
+                        .isTrue();
+            } else if (f == 1) {
                 assertThat(r).as("runs of accepted task %d", id).isEqualTo(1);
                 ran++;
             } else if (f == 3) {
