@@ -59,6 +59,21 @@ public class TimedJobsDashboardAutoConfiguration {
                 ClusterDatabase database, ClusterInstance instance, ObjectProvider<DurableTasks> durableTasks) {
             return new JdbcClusterReport(database, instance.name(), durableTasks.getIfAvailable());
         }
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+        @ConditionalOnBean(DurableTasks.class)
+        @ConditionalOnProperty(
+                prefix = SchedulerProperties.PREFIX + ".metrics",
+                name = "enabled",
+                matchIfMissing = true)
+        static class DurableStateMetricsConfiguration {
+
+            @Bean
+            DurableTaskStateMetrics durableTaskStateMetrics(ClusterReport report) {
+                return new DurableTaskStateMetrics(report, System::nanoTime);
+            }
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

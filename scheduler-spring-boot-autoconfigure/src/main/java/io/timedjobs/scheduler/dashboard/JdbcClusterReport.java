@@ -55,6 +55,16 @@ public final class JdbcClusterReport implements ClusterReport {
     }
 
     private DurableView durable(DurableTasks tasks) {
+        Map<String, Long> counts = countsByState();
+        List<FailedTaskView> failed =
+                tasks.find(DurableTaskQuery.all().state(DurableTaskState.FAILED).limit(FAILED_LISTED)).stream()
+                        .map(task -> new FailedTaskView(task.handler(), task.key(), task.attempts(), task.lastError()))
+                        .toList();
+        return new DurableView(counts, failed);
+    }
+
+    @Override
+    public Map<String, Long> countsByState() {
         Map<String, Long> counts = new LinkedHashMap<>();
         for (DurableTaskState state : DurableTaskState.values()) {
             counts.put(state.name(), 0L);
@@ -63,11 +73,7 @@ public final class JdbcClusterReport implements ClusterReport {
                 .query("SELECT state, COUNT(*) AS n FROM " + database.tables().tasks() + " GROUP BY state", rs -> {
                     counts.put(rs.getString("state"), rs.getLong("n"));
                 });
-        List<FailedTaskView> failed =
-                tasks.find(DurableTaskQuery.all().state(DurableTaskState.FAILED).limit(FAILED_LISTED)).stream()
-                        .map(task -> new FailedTaskView(task.handler(), task.key(), task.attempts(), task.lastError()))
-                        .toList();
-        return new DurableView(counts, failed);
+        return counts;
     }
 
     private static String time(ResultSet rs, String column) throws SQLException {
