@@ -263,6 +263,15 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         return pool.activeCount();
     }
 
+    /**
+     * Starts one worker, parked until the first task comes, unless a worker was started already:
+     * the first due task then does not wait for a thread to start. Costs no CPU while nothing is
+     * due; does nothing after shutdown.
+     */
+    public void prestartWorker() {
+        pool.prestartWorker();
+    }
+
     /** Returns the number of live worker threads; 1 before the first submission. */
     public int getPoolSize() {
         return pool.poolSize();
@@ -337,6 +346,7 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         private boolean executeExistingDelayedTasksAfterShutdown = true;
         private boolean continueExistingPeriodicTasksAfterShutdown;
         private boolean keepRepeatingAfterFailure;
+        private boolean prestartWorker = true;
 
         private Builder() {}
 
@@ -470,8 +480,19 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         }
 
         /**
-         * Builds the scheduler and starts one worker, which waits parked for the first task; the
-         * other workers start with the first submitted task.
+         * Sets whether {@link #build()} starts one worker, parked until the first task comes, so
+         * that the first due task does not wait for a thread to start; default true. Without it
+         * the workers start with the first submitted task, or at {@link
+         * LeaderFollowerScheduler#prestartWorker()}.
+         */
+        public Builder prestartWorker(boolean value) {
+            this.prestartWorker = value;
+            return this;
+        }
+
+        /**
+         * Builds the scheduler and, unless told otherwise, starts one worker, which waits parked for
+         * the first task; the other workers start with the first submitted task.
          *
          * @throws IllegalStateException if virtual threads were asked for on a JVM without them
          */
@@ -508,7 +529,9 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
                 ((ManualTicker) ticker).onAdvance(pool.timeAdvancedCallback());
                 ((ManualTicker) ticker).watch(scheduler);
             }
-            pool.prestartWorker();
+            if (prestartWorker) {
+                pool.prestartWorker();
+            }
             return scheduler;
         }
 

@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.jdbc;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Objects;
@@ -151,7 +152,7 @@ public final class ClusterInstance {
     }
 
     /** Returns the heartbeat of an instance as the database recorded it, or null if it has no row. */
-    public java.time.@Nullable Instant heartbeatOf(String instanceName) {
+    public @Nullable Instant heartbeatOf(String instanceName) {
         return jdbc.query(
                 "SELECT heartbeat_at FROM " + tables.instances() + " WHERE instance_name = ?",
                 rs -> rs.next() ? JdbcDialect.readInstant(rs, "heartbeat_at") : null,

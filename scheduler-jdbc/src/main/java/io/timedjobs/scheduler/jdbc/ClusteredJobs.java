@@ -22,6 +22,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.Ordered;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.CronTask;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.scheduling.config.Task;
 import org.springframework.scheduling.config.TriggerTask;
@@ -133,8 +134,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         List<String> localNames = new ArrayList<>();
         for (Task task : tasks) {
             JobCatalog.Job job = scheduler.describe(task.getRunnable());
-            boolean customTrigger =
-                    task instanceof TriggerTask && !(task instanceof org.springframework.scheduling.config.CronTask);
+            boolean customTrigger = task instanceof TriggerTask && !(task instanceof CronTask);
             if (job.clustered() && !customTrigger) {
                 clusteredNames.add(job.name());
             } else {

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
+import java.util.Arrays;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.ConnectionCallback;
@@ -21,7 +22,9 @@ import org.springframework.jdbc.core.JdbcOperations;
  * at which local instant a database instant falls, so that a fire starts on time here even when
  * this machine's clock is off. The offset is measured like NTP's: the local time half-way through
  * the round trip is taken to match the database time read, so the error of the offset is at most
- * half the round trip.
+ * half the round trip. As NTP does, the offset in use is that of the recent measurement with the
+ * shortest round trip (a busy machine or database makes some round trips long), unless the newest
+ * one disagrees with it beyond both their errors: then a clock was stepped, and the newest wins.
  */
 public final class DatabaseClock {
 
@@ -30,8 +33,17 @@ public final class DatabaseClock {
     private final Clock localClock;
     private final Ticker ticker;
 
-    /** Latest measurement, replaced as a whole; null until the first one. */
+    /** How many recent measurements the offset in use is chosen from. */
+    private static final int RECENT = 8;
+
+    /** The measurement in use, replaced as a whole; null until the first one. */
     private volatile @Nullable Measurement measurement;
+
+    /** The last {@link #RECENT} measurements, a ring; guarded by this. */
+    private final Measurement[] recent = new Measurement[RECENT];
+
+    /** Where the next measurement goes in {@link #recent}; guarded by this. */
+    private int nextSlot;
 
     /**
      * Creates a clock that compares the database's time with {@code localClock}, the clock the
@@ -48,10 +60,32 @@ public final class DatabaseClock {
     public record Measurement(Duration offset, Duration error, Instant measuredAt) {}
 
     /**
-     * Reads the database's time once and updates the offset. Throws what the database throws; the
-     * previous measurement stays in use meanwhile.
+     * Reads the database's time once and updates the offset; returns the measurement now in use.
+     * Throws what the database throws; the previous measurement stays in use meanwhile.
      */
-    public Measurement measure() {
+    public synchronized Measurement measure() {
+        Measurement newest = measureOnce();
+        recent[nextSlot] = newest;
+        nextSlot = (nextSlot + 1) % RECENT;
+        Measurement best = newest;
+        for (Measurement candidate : recent) {
+            if (candidate != null && candidate.error().compareTo(best.error()) < 0) {
+                best = candidate;
+            }
+        }
+        Duration disagreement = newest.offset().minus(best.offset()).abs();
+        if (disagreement.compareTo(newest.error().plus(best.error())) > 0) {
+            // A clock was stepped: the older measurements describe a clock that is gone.
+            Arrays.fill(recent, null);
+            recent[0] = newest;
+            nextSlot = 1;
+            best = newest;
+        }
+        measurement = best;
+        return best;
+    }
+
+    private Measurement measureOnce() {
         // Timed on a connection already open, so that opening one does not count as round trip.
         Measurement next = Objects.requireNonNull(jdbc.execute((ConnectionCallback<Measurement>) connection -> {
             try (PreparedStatement statement = connection.prepareStatement("SELECT " + dialect.now())) {
@@ -68,11 +102,10 @@ public final class DatabaseClock {
                         Duration.between(localMiddle, databaseTime), Duration.ofNanos(roundTripNanos / 2), localMiddle);
             }
         }));
-        measurement = next;
         return next;
     }
 
-    /** Returns the latest measurement, or null before the first. */
+    /** Returns the measurement in use, or null before the first. */
     public @Nullable Measurement lastMeasurement() {
         return measurement;
     }

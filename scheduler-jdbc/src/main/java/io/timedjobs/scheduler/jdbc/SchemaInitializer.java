@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -85,7 +86,7 @@ public final class SchemaInitializer {
         try {
             byte[] bytes = FileCopyUtils.copyToByteArray(new ClassPathResource(location).getInputStream());
             return tables.rewrite(new String(bytes, StandardCharsets.UTF_8));
-        } catch (java.io.IOException ex) {
+        } catch (IOException ex) {
             throw new IllegalStateException("Schema script " + location + " is missing from the class path", ex);
         }
     }

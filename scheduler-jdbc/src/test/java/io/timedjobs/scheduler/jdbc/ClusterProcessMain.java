@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -59,9 +60,9 @@ public final class ClusterProcessMain {
                             + " RETURNING id",
                     Long.class,
                     job,
-                    JdbcDialect.bind(java.util.Objects.requireNonNull(ClusteredJobs.currentFire())),
+                    JdbcDialect.bind(Objects.requireNonNull(ClusteredJobs.currentFire())),
                     instance);
-            return java.util.Objects.requireNonNull(id);
+            return Objects.requireNonNull(id);
         }
     }
 }

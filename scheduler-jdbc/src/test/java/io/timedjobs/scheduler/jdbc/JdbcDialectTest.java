@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -65,7 +66,7 @@ class JdbcDialectTest {
         assertThat(Duration.between(now, Instant.now()).abs()).isLessThan(Duration.ofSeconds(5));
         Instant later = jdbc.queryForObject(
                 "SELECT " + dialect.nowPlusMillis(),
-                (rs, n) -> rs.getObject(1, java.time.OffsetDateTime.class).toInstant(),
+                (rs, n) -> rs.getObject(1, OffsetDateTime.class).toInstant(),
                 3_600_000L);
         assertThat(Duration.between(now, later)).isBetween(Duration.ofMinutes(59), Duration.ofMinutes(61));
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.timedjobs.scheduler.jdbc.internal.JobStore;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,7 +34,7 @@ class JobStoreTest {
 
     private static Instant now(Fixture f) {
         return f.jdbc()
-                .queryForObject("SELECT CURRENT_TIMESTAMP", java.time.OffsetDateTime.class)
+                .queryForObject("SELECT CURRENT_TIMESTAMP", OffsetDateTime.class)
                 .toInstant();
     }
 

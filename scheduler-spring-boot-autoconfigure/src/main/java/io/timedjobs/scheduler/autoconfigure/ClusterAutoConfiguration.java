@@ -14,11 +14,16 @@ import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import java.time.Clock;
 import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -54,7 +59,39 @@ import org.springframework.context.annotation.Configuration;
 @EnableConfigurationProperties(SchedulerProperties.class)
 public class ClusterAutoConfiguration {
 
+    /** Name of the bean that checks or creates the tables, when it is created. */
+    public static final String CLUSTER_DATABASE_BEAN_NAME = "timedJobsClusterDatabase";
+
+    /**
+     * Beans of Spring Boot's database initializers: Flyway's and Liquibase's migrations and its own
+     * SQL scripts. When the application creates the tables with one of them, they must run first.
+     */
+    static final List<String> DATABASE_INITIALIZER_BEAN_NAMES =
+            List.of("flywayInitializer", "liquibase", "dataSourceScriptDatabaseInitializer");
+
+    /** Makes the tables' check wait for the application's own migrations; see {@link #DATABASE_INITIALIZER_BEAN_NAMES}. */
     @Bean
+    static BeanFactoryPostProcessor timedJobsAfterDatabaseInitializers() {
+        return beanFactory -> {
+            if (!beanFactory.containsBeanDefinition(CLUSTER_DATABASE_BEAN_NAME)) {
+                return;
+            }
+            BeanDefinition definition = beanFactory.getBeanDefinition(CLUSTER_DATABASE_BEAN_NAME);
+            List<String> dependsOn = new ArrayList<>();
+            String[] existing = definition.getDependsOn();
+            if (existing != null) {
+                dependsOn.addAll(Arrays.asList(existing));
+            }
+            for (String initializer : DATABASE_INITIALIZER_BEAN_NAMES) {
+                if (beanFactory.containsBeanDefinition(initializer) && !dependsOn.contains(initializer)) {
+                    dependsOn.add(initializer);
+                }
+            }
+            definition.setDependsOn(dependsOn.toArray(new String[0]));
+        };
+    }
+
+    @Bean(CLUSTER_DATABASE_BEAN_NAME)
     @ConditionalOnMissingBean
     public ClusterDatabase timedJobsClusterDatabase(
             SchedulerProperties properties,

@@ -23,6 +23,7 @@ import org.springframework.core.env.Environment;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
+import org.springframework.scheduling.config.TaskManagementConfigUtils;
 import org.springframework.scheduling.config.TaskSchedulerRouter;
 
 /**
@@ -82,6 +83,17 @@ final class SchedulerStartupReport implements SmartInitializingSingleton, Schedu
             return;
         }
         warnAboutIgnoredBootSettings();
+        if (!beanFactory.containsBean(TaskManagementConfigUtils.SCHEDULED_ANNOTATION_PROCESSOR_BEAN_NAME)) {
+            // No @EnableScheduling: no configurer will run, and tasks can only come by injection.
+            prestartOurs();
+        }
+    }
+
+    private void prestartOurs() {
+        String ours = ourScheduler();
+        if (ours != null) {
+            beanFactory.getBean(ours, LeaderFollowerTaskScheduler.class).prestartWorker();
+        }
     }
 
     /** Warns once, naming each Spring Boot key and customizer bean that cannot apply here. */
@@ -123,11 +135,13 @@ final class SchedulerStartupReport implements SmartInitializingSingleton, Schedu
         TaskScheduler chosen = registrar.getScheduler();
         if (chosen == null || chosen instanceof TaskSchedulerRouter) {
             logger.info(describeDefaultScheduler());
+            prestartOurs();
             return;
         }
         String ours = ourScheduler();
         if (ours != null && beanFactory.getBean(ours) == chosen) {
             logger.info("@Scheduled jobs run on '" + ours + "' (Timed Jobs), set by a SchedulingConfigurer");
+            prestartOurs();
             return;
         }
         logger.info("A SchedulingConfigurer set " + chosen + " as the scheduler of @Scheduled jobs"

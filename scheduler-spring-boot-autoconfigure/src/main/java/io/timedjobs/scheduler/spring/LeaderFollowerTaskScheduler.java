@@ -374,6 +374,8 @@ public class LeaderFollowerTaskScheduler
                 .executeExistingDelayedTasksAfterShutdown(executeExistingDelayedTasksAfterShutdown)
                 .continueExistingPeriodicTasksAfterShutdown(continueExistingPeriodicTasksAfterShutdown)
                 .keepRepeatingAfterFailure(true)
+                // In a context, the start-up report prestarts a worker once it knows this scheduler is used.
+                .prestartWorker(applicationContext == null)
                 .errorHandler(this::handleRepeatingFailure)
                 .executionListener(combinedListener());
         Ticker configuredTicker = ticker;
@@ -384,6 +386,20 @@ public class LeaderFollowerTaskScheduler
             customizer.accept(builder);
         }
         scheduler = builder.build();
+    }
+
+    /**
+     * Starts one worker, parked until the first task comes, so that the first due task does not
+     * wait for a thread to start; does nothing before {@link #initialize()} or when a worker runs
+     * already. Outside an application context, {@code initialize()} does it; inside one, the
+     * starter calls it once start-up shows that this scheduler runs {@code @Scheduled} jobs or may
+     * be given tasks, so that a scheduler the application routed around starts no thread.
+     */
+    public void prestartWorker() {
+        LeaderFollowerScheduler engine = scheduler;
+        if (engine != null) {
+            engine.prestartWorker();
+        }
     }
 
     private ExecutionListener combinedListener() {

@@ -11,6 +11,8 @@ import io.timedjobs.scheduler.jdbc.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.SchemaInitializer;
+import io.timedjobs.scheduler.jdbc.TableNames;
 import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +26,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
@@ -150,6 +153,35 @@ class ClusterAutoConfigurationTest {
                                     .functionCounter())
                             .isNotNull();
                 });
+    }
+
+    /**
+     * With 'never', tables that the application's migrations create (here a stand-in for Flyway's
+     * bean, lazy so that nothing else would create it first) are checked only after those ran.
+     */
+    @Test
+    void shouldCheckTheTablesAfterTheApplicationsMigrations() {
+        runner.withUserConfiguration(OneDataSource.class, StandInFlyway.class)
+                .withPropertyValues("timed-jobs.jdbc.initialize-schema=never")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(StandInFlyway.class).migrated).isTrue();
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class StandInFlyway {
+        boolean migrated;
+
+        @Bean
+        @Lazy
+        Object flywayInitializer(DataSource dataSource) {
+            ClusterDatabase.of(dataSource, TableNames.defaults())
+                    .schemaInitializer()
+                    .initialize(SchemaInitializer.Mode.ALWAYS);
+            migrated = true;
+            return new Object();
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

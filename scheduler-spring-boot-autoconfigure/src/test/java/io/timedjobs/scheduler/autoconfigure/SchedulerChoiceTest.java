@@ -65,6 +65,24 @@ class SchedulerChoiceTest {
         });
     }
 
+    /**
+     * A scheduler that will be used starts one parked worker at start-up, so that its first due task
+     * does not wait for a thread to start: with @EnableScheduling once the jobs are routed to it,
+     * without it as soon as the context is ready.
+     */
+    @Test
+    void shouldPrestartOneWorkerWhenOursWillBeUsed() {
+        runner.withUserConfiguration(EnableSchedulingOnly.class)
+                .run(context -> assertThat(context.getBean(LeaderFollowerTaskScheduler.class)
+                                .getScheduledExecutor()
+                                .getPoolSize())
+                        .isEqualTo(1));
+        runner.run(context -> assertThat(context.getBean(LeaderFollowerTaskScheduler.class)
+                        .getScheduledExecutor()
+                        .getPoolSize())
+                .isEqualTo(1));
+    }
+
     /** A second scheduler marked @Primary is the application's explicit choice for unqualified jobs. */
     @Test
     void shouldLetPrimarySchedulerRunUnqualifiedJobs(CapturedOutput output) {
@@ -199,6 +217,10 @@ class SchedulerChoiceTest {
         scheduler.setThreadNamePrefix(prefix);
         return scheduler;
     }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableScheduling
+    static class EnableSchedulingOnly {}
 
     @Configuration(proxyBeanMethods = false)
     static class ReportScheduler {
