@@ -118,14 +118,20 @@ public final class TimedJobsReport {
         return ActionResult.done("run", job, "Job '" + job + "' runs now, once; its schedule is unchanged");
     }
 
-    /** Skips a job's runs on this instance until it is resumed. */
+    /**
+     * Skips a job's runs on this instance until it is resumed. A clustered job's fires are then
+     * taken by the other instances.
+     */
     public ActionResult pause(String job) {
         Optional<TrackedJob> found = find(job);
         if (found.isEmpty()) {
             return noSuchJob("pause", job);
         }
         found.get().pause();
-        return ActionResult.done("pause", job, "Job '" + job + "' is paused; its runs are skipped until resumed");
+        String where =
+                found.get().isSharedByInstances() ? " on this instance; other instances still take its fires" : "";
+        return ActionResult.done(
+                "pause", job, "Job '" + job + "' is paused" + where + "; its runs are skipped until resumed");
     }
 
     /** Runs a paused job again at its next time. */
