@@ -3,6 +3,7 @@ package io.timedjobs.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -40,6 +41,9 @@ class SampleApplicationTest {
 
     @Autowired
     private ReminderService reminders;
+
+    @Autowired
+    private DurableTaskEngine durableTasks;
 
     private URI uri(String path) {
         return URI.create("http://localhost:" + environment.getProperty("local.server.port") + path);
@@ -86,6 +90,19 @@ class SampleApplicationTest {
         await().atMost(LONG).until(() -> reminders.firedCount() > firedBefore);
         await().atMost(LONG).until(() -> !get("/reminders").body().contains("stretch"));
         assertThat(get("/reminders").body()).contains("review the release");
+    }
+
+    /** A reminder due in an hour fires now in a test, through the durable tasks' test support. */
+    @Test
+    void shouldFireAReminderNowInATest() {
+        ReminderService.Reminder reminder = reminders.schedule("in an hour", Duration.ofHours(1));
+        long firedBefore = reminders.firedCount();
+
+        assertThat(durableTasks.runNow(ReminderHandler.NAME, reminder.id().toString()))
+                .isTrue();
+
+        assertThat(reminders.firedCount()).isEqualTo(firedBefore + 1);
+        assertThat(reminders.pending()).extracting(ReminderService.Reminder::id).doesNotContain(reminder.id());
     }
 
     /** Bad reminders are refused with 400 and a reason. */

@@ -77,18 +77,19 @@ public final class ClusterBench {
         }
         System.out.println();
         System.out.println(
-                "| scenario | peer | exec/s from due | exec/s first to last | lateness p50 ms | p99 ms | max ms | early | commits/exec | duplicates | lost |");
-        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+                "| scenario | peer | exec/s from due | exec/s first to last | lateness p50 ms | p99 ms | max ms | early | earliest ms | commits/exec | duplicates | lost |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (var scenario : results.entrySet()) {
             for (var peer : scenario.getValue().entrySet()) {
                 StringBuilder row = new StringBuilder("| " + scenario.getKey() + " | " + peer.getKey() + " |");
-                for (int column = 0; column < 9; column++) {
+                for (int column = 0; column < 10; column++) {
                     List<Double> values = new ArrayList<>();
                     for (double[] r : peer.getValue()) {
                         values.add(r[column]);
                     }
                     row.append(' ')
-                            .append(medianRange(values, column < 2 ? 0 : column < 5 ? 2 : column == 6 ? 1 : 0))
+                            .append(medianRange(
+                                    values, column < 2 ? 0 : column < 5 || column == 6 ? 2 : column == 7 ? 1 : 0))
                             .append(" |");
                 }
                 System.out.println(row);
@@ -96,9 +97,10 @@ public final class ClusterBench {
         }
     }
 
-    /** The peers of every run: db-scheduler at its default polling (not in a smoke run) and at 100 ms. */
+    /** The peers of every run: ours, and db-scheduler at its default polling (not in a smoke run) and at 100 ms. */
     static List<Supplier<ClusterPeer>> peers() {
         List<Supplier<ClusterPeer>> peers = new ArrayList<>();
+        peers.add(TimedJobsPeer::new);
         if (!Sizes.smoke()) {
             peers.add(() -> new DbSchedulerPeer(Duration.ofSeconds(10)));
         }
@@ -108,7 +110,7 @@ public final class ClusterBench {
 
     /**
      * One scenario on one peer. Returns {rate from due, rate first to last, p50 ms, p99 ms, max ms,
-     * early starts, commits per execution, duplicates, lost}.
+     * early starts, earliest start in ms (negative: early), commits per execution, duplicates, lost}.
      */
     static double[] run(BenchDatabase database, ClusterPeer peer, String scenario, int tasks, long spreadMillis)
             throws Exception {
@@ -155,6 +157,7 @@ public final class ClusterBench {
                 Stats.percentile(lateness, 0.99) / 1e3,
                 lateness.length == 0 ? Double.NaN : lateness[lateness.length - 1] / 1e3,
                 early,
+                lateness.length == 0 ? Double.NaN : lateness[0] / 1e3,
                 (double) commits / Math.max(1, tasks - executions.lost()),
                 executions.duplicates(),
                 executions.lost()
@@ -168,7 +171,8 @@ public final class ClusterBench {
     private static String format(double[] r) {
         return String.format(
                 Locale.ROOT,
-                "from due %.0f/s, first-to-last %.0f/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms, early %.0f, commits/exec %.2f, duplicates %.0f, lost %.0f",
+                "from due %.0f/s, first-to-last %.0f/s, p50 %.2f ms, p99 %.2f ms, max %.2f ms, early %.0f"
+                        + " (earliest %.2f ms), commits/exec %.2f, duplicates %.0f, lost %.0f",
                 r[0],
                 r[1],
                 r[2],
@@ -177,7 +181,8 @@ public final class ClusterBench {
                 r[5],
                 r[6],
                 r[7],
-                r[8]);
+                r[8],
+                r[9]);
     }
 
     private static String medianRange(List<Double> values, int decimals) {

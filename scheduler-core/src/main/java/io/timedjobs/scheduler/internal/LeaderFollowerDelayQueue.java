@@ -1,15 +1,14 @@
 package io.timedjobs.scheduler.internal;
 
 import io.timedjobs.scheduler.Ticker;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,12 +24,12 @@ public final class LeaderFollowerDelayQueue {
     /*
      * Design overview.
      *
-     * 1. The heap. A binary min-heap in an array, ordered by (time, sequence): due time first, then
-     *    the order tasks entered, so equal times run first in, first out. Every task records its own
-     *    index in the array (ScheduledTask.heapIndex), which turns removal of an arbitrary task, the
-     *    common case when timeouts are cancelled, from a linear search into O(log n) sift work. A
-     *    removed or taken task gets index -1 and its slot is cleared at once, so the queue never
-     *    retains a task it no longer holds.
+     * 1. The heap (TaskHeap). A binary min-heap ordered by (time, sequence): due time first, then
+     *    the order tasks entered, so equal times run first in, first out. Every task records where
+     *    it is (ScheduledTask.heapIndex, encoded by QueuePosition), which makes removal of an
+     *    arbitrary task, the common case when timeouts are cancelled, cheap in every structure. A
+     *    task that leaves one is cleared from it at once, so the queue never retains a task it no
+     *    longer holds.
      *
      * 2. Leader-follower. Any number of workers call take(). At most one of them, the leader, sleeps
      *    with a timeout: the time until the head is due. The others, the followers, sleep without
@@ -62,23 +61,19 @@ public final class LeaderFollowerDelayQueue {
      *    with no leader, one follower) so that it sleeps again for the new head. A task that lands
      *    anywhere else wakes nobody.
      *
-     * 6. The wheel. Tasks due more than a bucket or so ahead (timeouts, mostly, which are often
-     *    cancelled before they come due) do not enter the heap at first. They go into a coarse
-     *    timing wheel: an array of buckets, each holding the tasks due within one span of 2^28 ns
-     *    (about 268 ms), 16384 buckets covering about 73 minutes. Adding one is an append to its
-     *    bucket and cancelling one a swap with the bucket's last element, both O(1) and without
-     *    touching the heap's cache lines. Tasks beyond the wheel's reach go straight to the heap.
-     *    Order is unaffected: sequence numbers are given as tasks enter the queue.
+     * 6. The wheel (TimingWheel). Tasks due more than a bucket or so ahead (timeouts, mostly, which
+     *    are often cancelled before they come due) do not enter the heap at first but a coarse
+     *    timing wheel, where adding and cancelling are O(1). Tasks beyond its reach go straight to
+     *    the heap. Order is unaffected: sequence numbers are given as tasks enter the queue.
      *
-     * 7. The run. When a bucket is about to come due (one bucket ahead of "now"), its tasks are
-     *    sorted once and appended to the run, a sorted array consumed from the front in O(1); the
-     *    buckets move in time order, so the run stays sorted. The head of the queue is the earlier
-     *    of the heap's and the run's. The leader's wake-up time is the earlier of that head's due
-     *    time and the next bucket's move time.
+     * 7. The run (SortedRun). When a bucket is about to come due (one bucket ahead of "now"), its
+     *    tasks are sorted once and appended to the run, consumed from the front in O(1). The head
+     *    of the queue is the earlier of the heap's and the run's. The leader's wake-up time is the
+     *    earlier of that head's due time and the wheel's next move time.
      *
-     * 8. Batches. A worker that finds the head due takes up to MAX_BATCH due tasks at once into a
-     *    batch that every worker claims from with a CAS instead of the lock, and wakes sleeping
-     *    followers to help; so a burst of due tasks costs one lock acquisition per batch.
+     * 8. Batches (ReadyBatch). A worker that finds the head due takes up to 32 due tasks at once
+     *    into a batch that every worker claims from with a CAS instead of the lock, and wakes
+     *    sleeping followers to help; so a burst of due tasks costs one lock acquisition per batch.
      *
      * 9. Shutdown. shutdown() closes every stripe with a CLOSED marker, moving what was on it into
      *    the queue. A claim made before the marker was accepted; a producer that finds the marker
@@ -86,23 +81,6 @@ public final class LeaderFollowerDelayQueue {
      *    taking the lock. take() returns null once the queue is shut down and empty, which is how
      *    workers learn to exit.
      */
-
-    /** Each wheel bucket spans 2^WHEEL_SHIFT nanoseconds (about 268 ms). */
-    private static final int WHEEL_SHIFT = 28;
-
-    /** Number of buckets: the wheel reaches about 73 minutes ahead. */
-    private static final int WHEEL_SIZE = 1 << 14;
-
-    private static final int WHEEL_MASK = WHEEL_SIZE - 1;
-
-    /** Buckets whose arrays grew beyond this are freed when emptied, so a burst leaves no waste. */
-    private static final int KEPT_BUCKET_CAPACITY = 16;
-
-    /** A stripe's chain once the queue is shut down: nothing can be staged on it. */
-    private static final Chunk CLOSED = new Chunk(null, 0, 0);
-
-    /** What a cancelled task leaves in its stripe's slot, so that the slot no longer holds it. */
-    private static final ScheduledTask<?> CANCELLED_SLOT = new ScheduledTask<>(null, "cancelled", 0L);
 
     /**
      * Guards the heap, the wheel, the run, the waiters and the plan. Lock order: the pool's
@@ -119,18 +97,20 @@ public final class LeaderFollowerDelayQueue {
      */
     private final boolean timedWaits;
 
-    /** Tasks due soon, and those beyond the wheel's reach. Guarded by lock. */
-    private final TaskHeap heap = new TaskHeap();
+    /** The queued tasks, in due order: heap, wheel and run. Guarded by lock. */
+    private final DueOrder order;
 
     /**
-     * Where producers and cancellers leave their tasks and removals without the lock: a chain of
-     * chunks and a removal stack per stripe, a stripe chosen by the calling thread, so that two
-     * producers on two cores each write a cache line of their own. Emptied only under the lock.
-     * Length a power of two.
+     * Where producers and cancellers leave their tasks and removals without the lock. Emptied
+     * only under the lock.
      */
-    private final Stripe[] stripes;
+    private final HandoffStripes stripes = new HandoffStripes();
 
-    private final int stripeMask;
+    /** Where the stripes' live tasks go as they are drained: inserted. Made once, not per drain. */
+    private final Consumer<ScheduledTask<?>> insertDrained = this::insert;
+
+    /** What the stripes' removals do as they are drained. Made once, not per drain. */
+    private final Predicate<ScheduledTask<?>> removeDrained = this::removeLocked;
 
     /**
      * Set by a producer or canceller that pushed something which must not wait (see {@link
@@ -169,141 +149,8 @@ public final class LeaderFollowerDelayQueue {
     /** Whether the stripes are closed: shutdown() has run. Set under lock, never cleared. */
     private volatile boolean closed;
 
-    /** A removal handed over to the lock holder. */
-    private static final class Removal {
-        final ScheduledTask<?> task;
-
-        @Nullable
-        Removal next;
-
-        /** Number of removals on the stack from this one down, so that size() needs no counter. */
-        int depth;
-
-        Removal(ScheduledTask<?> task) {
-            this.task = task;
-        }
-    }
-
-    /** Padding, so that no other object's fields share a cache line with a stripe's heads. */
-    @SuppressWarnings("unused")
-    abstract static class StripePadBefore {
-        long p01, p02, p03, p04, p05, p06, p07, p08;
-    }
-
-    abstract static class StripeHeads extends StripePadBefore {
-        /**
-         * Tasks offered but not yet in the queue: the newest of a chain of chunks, each linked to
-         * the older one before it; null when there are none, or {@link #CLOSED}.
-         */
-        volatile @Nullable Chunk staged;
-
-        /** Cancelled tasks whose removal waits for the lock holder, newest first. */
-        volatile @Nullable Removal removals;
-    }
-
-    @SuppressWarnings("unused")
-    static final class Stripe extends StripeHeads {
-        long q01, q02, q03, q04, q05, q06, q07, q08;
-
-        /** Number of tasks on the stripe, less those cancelled there. */
-        int stagedDepth() {
-            Chunk newest = staged;
-            if (newest == null || newest == CLOSED) {
-                return 0;
-            }
-            int depth = newest.base + Math.min(newest.claimed, newest.slots.length);
-            for (Chunk c = newest; c != null; c = c.previous) {
-                depth -= c.cancelled;
-            }
-            return depth;
-        }
-
-        int removalDepth() {
-            Removal head = removals;
-            return head == null ? 0 : head.depth;
-        }
-    }
-
-    /**
-     * An array of staged tasks, filled in order: a producer claims a slot by incrementing {@link
-     * #claimed} (beyond the length once full) and then stores its task there. So staging needs no
-     * link in the task. The drainer closes a chunk by setting claimed to its length, and waits for
-     * the stores of the slots claimed before that.
-     */
-    static final class Chunk {
-        /** Capacity of a stripe's first chunk; each further one doubles, up to the largest. */
-        static final int FIRST = 16;
-
-        static final int LARGEST = 1024;
-
-        final @Nullable ScheduledTask<?>[] slots;
-
-        volatile int claimed;
-
-        /** Slots whose task was cancelled while staged, left holding {@link #CANCELLED_SLOT}. */
-        volatile int cancelled;
-
-        /** The older chunk before this one in its stripe's chain, or null. */
-        final @Nullable Chunk previous;
-
-        /** Number of tasks in the older chunks of the chain, all of them full. */
-        final int base;
-
-        /** Slots claimed when the drainer closed the chunk; written and read under the lock. */
-        int filledUpTo;
-
-        Chunk(@Nullable Chunk previous, int base, int capacity) {
-            this.previous = previous;
-            this.base = base;
-            this.slots = new ScheduledTask<?>[capacity];
-        }
-    }
-
-    /** Ticker reading at construction; wheel buckets are numbered from it. */
-    private final long origin;
-
-    /**
-     * The wheel: slot {@code b & WHEEL_MASK} holds the tasks of absolute bucket {@code b}, for
-     * {@code flushedBucket < b < flushedBucket + WHEEL_SIZE}. Each task in it has a wheel position, its index in the slot's array (see {@link
-     * QueuePosition}). Guarded by lock.
-     */
-    private final ScheduledTask<?>[][] wheel = new ScheduledTask<?>[WHEEL_SIZE][];
-
-    private final int[] bucketSize = new int[WHEEL_SIZE];
-
-    /** One bit per slot, set while the slot holds tasks: finds the next bucket in a few reads. */
-    private final long[] occupied = new long[WHEEL_SIZE / 64];
-
-    /** Number of tasks in the wheel. Guarded by lock. */
-    private int wheelCount;
-
-    /**
-     * The earliest due time in the wheel, for the lateness figure, while {@link
-     * #wheelEarliestKnown}. Kept on insert; forgotten when a bucket moves or the task that had it
-     * leaves, and then found again by scanning the first occupied bucket. Guarded by lock.
-     */
-    private long wheelEarliest;
-
-    private boolean wheelEarliestKnown;
-
-    /** Tasks moved out of the wheel, in due order. Guarded by lock. */
-    private final SortedRun run = new SortedRun();
-
-    /** The queue's order, for sorting a bucket. */
-    private static final Comparator<ScheduledTask<?>> DUE_ORDER =
-            (a, b) -> a == b ? 0 : ScheduledTask.isBefore(a, b) ? -1 : 1;
-
-    /**
-     * Every task of a bucket numbered up to this one is in the heap; later ones are in the wheel.
-     * Only grows. Guarded by lock.
-     */
-    private long flushedBucket;
-
     /** When the current leader will wake up on its own, in ticker time. Guarded by lock. */
     private long leaderWakeAt;
-
-    /** Next sequence number; assigned under lock as tasks enter the queue. */
-    private int sequencer;
 
     /**
      * The worker designated to wait for the task at the head of the queue, or null when there is
@@ -328,156 +175,34 @@ public final class LeaderFollowerDelayQueue {
      */
     private final ArrayDeque<Waiter> followers = new ArrayDeque<>();
 
-    /** Most tasks one worker moves from the heap into a batch in one go. */
-    private static final int MAX_BATCH = 32;
-
     /**
-     * Due tasks taken out of the heap in one go, for workers to claim without the lock; null or
+     * Due tasks taken out of the queue in one go, for workers to claim without the lock; null or
      * used up when there are none. A new batch is made only under the lock, and only when this one
-     * is used up.
+     * is used up (take() makes one only after it found this one empty).
+     *
+     * <p>No lost wake-up: only a follower woken as a helper claims from this batch in sleep(),
+     * without the lock. A follower woken as the successor to a vacant leader role (see {@link
+     * #leader}) always goes on to the lock: had it claimed a batch task there instead, it would
+     * have left take() without passing the role on, and the followers still asleep would have
+     * slept through the head's due time while the role stayed vacant. Through the lock, a worker
+     * leaves take() only through its finally block, which wakes the next successor whenever the
+     * role is vacant and tasks remain; a helper that claims nothing goes on to the lock the same.
      */
-    private volatile @Nullable Batch ready;
+    private volatile @Nullable ReadyBatch ready;
 
-    /**
-     * A run of due tasks in due order, claimed one at a time by advancing {@link #next} with a CAS.
-     * Each slot is emptied exactly once, by whoever takes its task with an atomic swap or CAS: the
-     * claimer that advanced past it, or a canceller of its task (then the claimer finds it empty
-     * and claims the next one). A batched task has a batch position, its slot (see {@link
-     * QueuePosition}).
-     */
-    static final class Batch {
-        final @Nullable ScheduledTask<?>[] tasks;
-        final int count;
-        volatile int next;
+    /** Figures for meters, read without the lock; written at each take and release of it. */
+    private final QueueFigures figures = new QueueFigures();
 
-        /**
-         * Slots emptied by a cancel that no claimer has passed yet: so that {@link #remaining} no
-         * longer counts a cancelled task. Incremented by the canceller, decremented by the claimer
-         * that finds the slot empty; between the two a reading may be one low.
-         */
-        volatile int cancelled;
-
-        Batch(ScheduledTask<?>[] tasks, int count) {
-            this.tasks = tasks;
-            this.count = count;
-        }
-
-        int remaining() {
-            return Math.max(0, count - next - cancelled);
-        }
-
-        /** Takes a cancelled task out of its slot; false if a claimer took it first. */
-        boolean cancel(ScheduledTask<?> task, int slot) {
-            if (slot < count && SLOTS.compareAndSet(tasks, slot, task, null)) {
-                CANCELLED_SLOTS.getAndAdd(this, 1);
-                return true;
-            }
-            return false;
-        }
-
-        static final VarHandle NEXT;
-        static final VarHandle CANCELLED_SLOTS;
-
-        static {
-            try {
-                NEXT = MethodHandles.lookup().findVarHandle(Batch.class, "next", int.class);
-                CANCELLED_SLOTS = MethodHandles.lookup().findVarHandle(Batch.class, "cancelled", int.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-    }
-
-    /*
-     * Figures for meters, read without the lock (contract 10). The lock holder moves tasks between
-     * places that size() adds up (a stripe, the heap, the wheel, the run, the batch), so a reader
-     * could catch a task in none of them. The figures are therefore guarded like a sequence lock:
-     * each holder makes figuresVersion odd when it takes the lock, and publishes heldCount and
-     * heldEarliest and makes it even again when it lets go; a reader retries while the version is
-     * odd or changed under it, and after a bounded number of tries takes what it read. All three
-     * are written only under the lock, with release stores (plain stores on x86).
-     */
-
-    /** Odd while the lock is held; see above. */
-    private volatile int figuresVersion;
-
-    /** Tasks in the heap, the wheel and the run when the lock was last released. */
-    private volatile int heldCount;
-
-    /** When the earliest of those tasks is due, when heldCount is not 0. */
-    private volatile long heldEarliest;
-
-    /** How many times a reader of the figures retries before it takes what it read. */
-    private static final int FIGURES_ATTEMPTS = 1_000;
-
-    /** Marks the figures as moving; called right after the lock was taken. */
-    private void figuresMoving() {
-        FIGURES_VERSION.setRelease(this, figuresVersion + 1);
-        VarHandle.storeStoreFence(); // the odd version is visible before any move it covers
-    }
-
-    /** Publishes the figures of the heap, the wheel and the run; called right before the lock is released. */
-    private void publishFigures() {
-        HELD_COUNT.setRelease(this, heap.size() + wheelCount + run.size());
-        ScheduledTask<?> first = first();
-        long earliest = first != null ? first.time : 0L;
-        if (wheelCount > 0) {
-            long inWheel = wheelEarliest();
-            if (first == null || inWheel - earliest < 0) {
-                earliest = inWheel;
-            }
-        }
-        HELD_EARLIEST.setRelease(this, earliest);
-        FIGURES_VERSION.setRelease(this, figuresVersion + 1); // after the figures: release
-    }
+    /** The current batch, for the figures' readers. Made once, not per reading. */
+    private final Supplier<@Nullable ReadyBatch> readyBatch = () -> ready;
 
     /** Whether take() returns null at once, even with tasks left (shutdownNow). Guarded by lock. */
     private boolean stopped;
 
-    /** A worker as the queue sees it: the thread to park and unpark. */
-    public static final class Waiter {
-        final Thread thread;
-
-        /**
-         * Whether it is registered in {@link #followers}. Written under the queue's lock; volatile
-         * because a follower reads it right after waking, before it takes the lock back.
-         */
-        volatile boolean queued;
-
-        /** Whether an interrupt was cleared while it slept; only its own thread touches this. */
-        boolean interrupted;
-
-        /**
-         * The task the worker runs, or null; written by the worker, read by a cancel(true) under
-         * the pool's lock once it has seen the task RUNNING.
-         */
-        @Nullable
-        ScheduledTask<?> running;
-
-        public Waiter(Thread thread) {
-            this.thread = thread;
-        }
-    }
-
     public LeaderFollowerDelayQueue(Ticker ticker, boolean timedWaits) {
         this.ticker = ticker;
         this.timedWaits = timedWaits;
-        this.origin = ticker.read();
-        this.flushedBucket = 1L; // the current bucket and the next one go to the heap
-        int n = Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 2 - 1) << 1);
-        this.stripes = new Stripe[Math.min(n, MAX_STRIPES)];
-        for (int i = 0; i < stripes.length; i++) {
-            stripes[i] = new Stripe();
-        }
-        this.stripeMask = stripes.length - 1;
-    }
-
-    /** Most stripes: enough for the producers of a large machine to rarely share one. */
-    private static final int MAX_STRIPES = 64;
-
-    /** Returns the calling thread's stripe: by thread id, so threads started together differ. */
-    private Stripe stripe() {
-        return stripes[(int) Thread.currentThread().getId() & stripeMask];
+        this.order = new DueOrder(ticker.read());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -492,7 +217,7 @@ public final class LeaderFollowerDelayQueue {
      */
     public boolean offer(ScheduledTask<?> task) {
         final ReentrantLock lock = this.lock;
-        long attention = moveTime(bucketOf(task.time));
+        long attention = order.attentionTime(task.time);
         if (mustDrainNow(attention) && tryLock()) {
             // Needs attention before the leader's plan ends, and the lock is free: insert it
             // directly. While that plan is in force, the stripes may keep their tasks: each was
@@ -511,7 +236,7 @@ public final class LeaderFollowerDelayQueue {
                 unlock();
             }
         }
-        int depth = stage(stripe(), task);
+        int depth = stripes.stage(task);
         if (depth == 0) {
             return false;
         }
@@ -525,66 +250,6 @@ public final class LeaderFollowerDelayQueue {
             }
         }
         return true;
-    }
-
-    /**
-     * Puts a task on a stripe.
-     *
-     * @return the number of tasks the stripe holds with it; 0 if the stripe is closed
-     */
-    private static int stage(Stripe stripe, ScheduledTask<?> task) {
-        for (; ; ) {
-            Chunk c = stripe.staged;
-            if (c == CLOSED) {
-                return 0;
-            }
-            if (c != null) {
-                int i = (int) CLAIMED.getAndAdd(c, 1);
-                if (i < c.slots.length) {
-                    task.heapIndex = QueuePosition.staged(c.base + i);
-                    // A release store, written as fence and plain store: the array VarHandle's
-                    // setRelease checks the element type on every call.
-                    VarHandle.releaseFence();
-                    c.slots[i] = task;
-                    return c.base + i + 1;
-                }
-            }
-            // No chunk yet, or a full one: start the next, with this task in its first slot.
-            Chunk next = c == null
-                    ? new Chunk(null, 0, Chunk.FIRST)
-                    : new Chunk(c, c.base + c.slots.length, Math.min(2 * c.slots.length, Chunk.LARGEST));
-            task.heapIndex = QueuePosition.staged(next.base);
-            next.slots[0] = task;
-            next.claimed = 1;
-            if (STAGED.compareAndSet(stripe, c, next)) {
-                return next.base + 1;
-            }
-        }
-    }
-
-    /**
-     * Takes a cancelled task off the calling thread's stripe, without the lock: its slot is
-     * swapped for {@link #CANCELLED_SLOT}, so nothing keeps the task. The slot is found by the
-     * position the task records. This is the common case for timeouts cancelled soon after they
-     * were set, which then never touch the lock at all.
-     *
-     * @return false if the task is not in that stripe's slot (another stripe's, drained already,
-     *     or taken by a drain right now): then the caller removes it under the lock
-     */
-    private boolean unstage(ScheduledTask<?> task, int position) {
-        Chunk c = stripe().staged;
-        while (c != null && c != CLOSED && position < c.base) {
-            c = c.previous;
-        }
-        if (c == null || c == CLOSED) {
-            return false;
-        }
-        int i = position - c.base;
-        if (i < c.slots.length && SLOTS.compareAndSet(c.slots, i, task, CANCELLED_SLOT)) {
-            CANCELLED.getAndAdd(c, 1);
-            return true;
-        }
-        return false;
     }
 
     /**
@@ -667,7 +332,7 @@ public final class LeaderFollowerDelayQueue {
      */
     public void remove(ScheduledTask<?> task) {
         int h = task.heapIndex;
-        if (QueuePosition.isStaged(h) && unstage(task, QueuePosition.stagedPosition(h))) {
+        if (QueuePosition.isStaged(h) && stripes.unstage(task, QueuePosition.stagedPosition(h))) {
             return; // the position is read once: a drain may change heapIndex at any moment
         }
         if (QueuePosition.inBatch(h) && unbatch(task, h)) {
@@ -683,16 +348,7 @@ public final class LeaderFollowerDelayQueue {
             }
             return;
         }
-        Stripe stripe = stripe();
-        Removal removal = new Removal(task);
-        for (; ; ) {
-            Removal head = stripe.removals;
-            removal.next = head;
-            removal.depth = head == null ? 1 : head.depth + 1;
-            if (REMOVALS.weakCompareAndSet(stripe, head, removal)) {
-                break;
-            }
-        }
+        stripes.pushRemoval(task);
         drainNow(true);
     }
 
@@ -701,13 +357,13 @@ public final class LeaderFollowerDelayQueue {
      * batch was claimed already: its slot index then finds another task, or none, in this one.
      */
     private boolean unbatch(ScheduledTask<?> task, int h) {
-        Batch b = ready;
+        ReadyBatch b = ready;
         return b != null && b.cancel(task, QueuePosition.batchSlot(h));
     }
 
     /**
      * Whether a task is still on a stripe. Exact under lock, where no drain can be under way;
-     * without it, only a hint to be confirmed (see {@link #unstage}).
+     * without it, only a hint to be confirmed (see HandoffStripes.unstage).
      */
     private static boolean isStaged(ScheduledTask<?> task) {
         return QueuePosition.isStaged(task.heapIndex);
@@ -716,24 +372,11 @@ public final class LeaderFollowerDelayQueue {
     /** Removes a task from the heap, the wheel or the run; false if it is in none of them. */
     private boolean removeLocked(ScheduledTask<?> task) {
         int i = task.heapIndex;
-        if (QueuePosition.inHeap(i)) {
-            if (!heap.remove(task)) {
-                return false;
-            }
-        } else if (QueuePosition.isStaged(i)) {
-            return false; // still on a stripe: drainStaged drops it
-        } else if (QueuePosition.inRun(i)) {
-            if (!run.remove(task)) {
-                return false;
-            }
-        } else if (QueuePosition.inBatch(i)) {
+        if (QueuePosition.inBatch(i)) {
             return unbatch(task, i); // nothing else to update: the batch is out of the queue
-        } else if (QueuePosition.inWheel(i)) {
-            if (!wheelRemove(task, QueuePosition.wheelIndex(i))) {
-                return false;
-            }
-        } else {
-            return false; // taken, never queued, or still on a stripe (then drainStaged drops it)
+        }
+        if (!order.remove(task)) {
+            return false; // taken, never queued, or still on a stripe (dropped as it is drained)
         }
         if (isShutDown() && isEmpty()) {
             wakeAll(); // the last task is gone: idle workers may exit now
@@ -751,17 +394,8 @@ public final class LeaderFollowerDelayQueue {
         if (removalsRequested) {
             removalsRequested = false;
         }
-        for (Stripe stripe : stripes) {
-            drainStaged(stripe); // first: a task staged and then cancelled is dropped here
-        }
-        for (Stripe stripe : stripes) {
-            if (stripe.removals != null) {
-                Removal head = (Removal) REMOVALS.getAndSet(stripe, (Removal) null);
-                for (Removal r = head; r != null; r = r.next) {
-                    removeLocked(r.task);
-                }
-            }
-        }
+        stripes.drainTasks(insertDrained); // first: a task staged and then cancelled is dropped here
+        stripes.drainRemovals(removeDrained);
     }
 
     /**
@@ -773,89 +407,15 @@ public final class LeaderFollowerDelayQueue {
         if (removalsRequested) {
             removalsRequested = false; // before the removals are read: a later request is seen by unlock
         }
-        boolean staged = false;
-        for (Stripe stripe : stripes) {
-            if (stripe.removals != null) {
-                Removal head = (Removal) REMOVALS.getAndSet(stripe, (Removal) null);
-                for (Removal r = head; r != null; r = r.next) {
-                    if (!removeLocked(r.task) && isStaged(r.task)) {
-                        staged = true;
-                    }
-                }
-            }
-        }
-        if (staged) {
+        if (stripes.drainRemovals(removeDrained)) { // one of the tasks is still on a stripe
             drainPending();
-        }
-    }
-
-    /** Moves a stripe's staged tasks into the queue, in the order they were offered. Called under lock. */
-    private void drainStaged(Stripe stripe) {
-        Chunk newest;
-        do {
-            newest = stripe.staged;
-            if (newest == null || newest == CLOSED) {
-                return;
-            }
-        } while (!STAGED.compareAndSet(stripe, newest, null));
-        insertChunks(newest);
-    }
-
-    /**
-     * Inserts the tasks of a detached chain of chunks, oldest first. A producer that claimed a slot
-     * of the newest chunk before it was detached may still be storing its task: the chunk is
-     * closed to further claims, and the claimed slots are awaited. Called under lock.
-     */
-    private void insertChunks(Chunk newest) {
-        int count = 0;
-        for (Chunk c = newest; c != null; c = c.previous) {
-            c.filledUpTo = (int) CLAIMED.getAndSet(c, c.slots.length); // older ones are full already
-            count++;
-        }
-        Chunk[] oldestFirst = new Chunk[count];
-        for (Chunk c = newest; c != null; c = c.previous) {
-            oldestFirst[--count] = c;
-        }
-        for (Chunk c : oldestFirst) {
-            insertChunk(c);
-        }
-    }
-
-    private void insertChunk(Chunk chunk) {
-        ScheduledTask<?>[] slots = chunk.slots;
-        int filled = Math.min(chunk.filledUpTo, slots.length);
-        for (int i = 0; i < filled; i++) {
-            ScheduledTask<?> t;
-            // Taken with a swap, so that a cancel racing for the slot either wins it or finds it
-            // empty and removes the task from wherever this drain puts it.
-            while ((t = (ScheduledTask<?>) SLOTS.getAndSet(slots, i, null)) == null) {
-                Thread.onSpinWait(); // claimed, not yet stored: the producer is between two steps
-            }
-            if (t == CANCELLED_SLOT) {
-                continue;
-            }
-            t.heapIndex = QueuePosition.NONE;
-            if (t.isNew()) { // cancelled while staged: it never enters the queue
-                insert(t);
-            }
         }
     }
 
     /** Adds a task to the wheel or the heap and wakes whoever must re-plan. Called under lock. */
     private void insert(ScheduledTask<?> task) {
         boolean wasEmpty = isEmpty();
-        task.sequence = sequencer++;
-        long bucket = bucketOf(task.time);
-        long attention; // when a worker must look at this task: its due time, or its move time
-        if (bucket <= flushedBucket
-                || bucket - flushedBucket >= WHEEL_SIZE
-                || bucketSize[(int) bucket & WHEEL_MASK] >= QueuePosition.MAX_WHEEL_INDEX) {
-            heap.add(task);
-            attention = task.time;
-        } else {
-            wheelInsert(task, bucket);
-            attention = moveTime(bucket);
-        }
+        long attention = order.add(task); // its due time, or its wheel bucket's move time
         Waiter l = leader;
         if (l != null) {
             if (attention - leaderWakeAt < 0) {
@@ -876,7 +436,7 @@ public final class LeaderFollowerDelayQueue {
      */
     private void lock() {
         lock.lock();
-        figuresMoving();
+        figures.moving();
     }
 
     /**
@@ -889,7 +449,7 @@ public final class LeaderFollowerDelayQueue {
         if (lock.isLocked() || !lock.tryLock()) {
             return false;
         }
-        figuresMoving();
+        figures.moving();
         return true;
     }
 
@@ -901,7 +461,7 @@ public final class LeaderFollowerDelayQueue {
     private void unlock() {
         final ReentrantLock lock = this.lock;
         for (; ; ) {
-            publishFigures();
+            figures.publish(order);
             lock.unlock();
             boolean drain = drainRequested;
             if (!(drain || removalsRequested) || !tryLock()) {
@@ -925,7 +485,8 @@ public final class LeaderFollowerDelayQueue {
      * @return the due task, removed from the queue; or null when the worker should exit: the queue
      *     was stopped, or it is shut down and empty
      */
-    public @Nullable ScheduledTask<?> take(Waiter me) {
+    @Nullable
+    ScheduledTask<?> take(Waiter me) {
         ScheduledTask<?> claimed = claimReady();
         if (claimed != null) {
             return claimed;
@@ -948,9 +509,9 @@ public final class LeaderFollowerDelayQueue {
                 if (claimed != null) {
                     return claimed;
                 }
-                advanceWheel(now);
-                ScheduledTask<?> first = first();
-                if (first == null && wheelCount == 0) {
+                order.advance(now);
+                ScheduledTask<?> first = order.first();
+                if (first == null && !order.hasWheelTasks()) {
                     if (isShutDown()) {
                         return null;
                     }
@@ -964,20 +525,20 @@ public final class LeaderFollowerDelayQueue {
                 long wakeAt;
                 if (first != null) {
                     if (first.time - now <= 0L) {
-                        poll(first);
+                        order.poll(first);
                         helpers = takeDueBatch(now);
                         return first;
                     }
                     wakeAt = first.time;
                     first = null; // don't retain a reference while sleeping: it may be cancelled
-                    if (wheelCount > 0) {
-                        long move = moveTime(nextOccupiedBucket());
+                    if (order.hasWheelTasks()) {
+                        long move = order.nextMoveTime();
                         if (move - wakeAt < 0) {
                             wakeAt = move;
                         }
                     }
                 } else {
-                    wakeAt = moveTime(nextOccupiedBucket());
+                    wakeAt = order.nextMoveTime();
                 }
                 if (leader != null) {
                     claimed = sleep(me, false, 0L);
@@ -1016,6 +577,7 @@ public final class LeaderFollowerDelayQueue {
                 // Sleeping followers help with a batch; they claim from it without the lock, so they
                 // may be woken while it is held.
                 for (Waiter w; helpers > 0 && (w = followers.pollLast()) != null; helpers--) {
+                    w.helper = true; // before queued is written: published by that volatile write
                     w.queued = false;
                     LockSupport.unpark(w.thread);
                 }
@@ -1046,6 +608,7 @@ public final class LeaderFollowerDelayQueue {
     private @Nullable ScheduledTask<?> sleep(Waiter me, boolean timed, long nanos) {
         boolean follower = me != leader;
         if (follower && !me.queued) {
+            me.helper = false;
             followers.addLast(me);
             me.queued = true;
         }
@@ -1058,7 +621,7 @@ public final class LeaderFollowerDelayQueue {
         } else {
             LockSupport.park(this);
         }
-        if (follower && !me.queued) { // woken by a waker: maybe to help with a batch
+        if (follower && !me.queued && me.helper) { // woken to help with a batch: see ready
             ScheduledTask<?> claimed = claimReady();
             if (claimed != null) {
                 return claimed;
@@ -1079,64 +642,27 @@ public final class LeaderFollowerDelayQueue {
      * @return how many tasks the batch holds
      */
     private int takeDueBatch(long now) {
-        ScheduledTask<?> next = first();
+        ScheduledTask<?> next = order.first();
         if (next == null || next.time - now > 0L) {
             ready = null;
             return 0;
         }
-        ScheduledTask<?>[] tasks = new ScheduledTask<?>[MAX_BATCH];
+        ScheduledTask<?>[] tasks = new ScheduledTask<?>[ReadyBatch.MAX_TASKS];
         int n = 0;
         do {
-            tasks[n] = poll(next);
+            tasks[n] = order.poll(next);
             next.heapIndex = QueuePosition.batch(n);
             n++;
-            next = first();
-        } while (n < MAX_BATCH && next != null && next.time - now <= 0L);
-        ready = new Batch(tasks, n);
+            next = order.first();
+        } while (n < ReadyBatch.MAX_TASKS && next != null && next.time - now <= 0L);
+        ready = new ReadyBatch(tasks, n);
         return n;
     }
 
     /** Claims the next task of the current batch, without the lock; null when there is none. */
     private @Nullable ScheduledTask<?> claimReady() {
-        Batch b = ready;
-        if (b == null) {
-            return null;
-        }
-        for (; ; ) {
-            int i = b.next;
-            if (i >= b.count) {
-                return null;
-            }
-            if (Batch.NEXT.weakCompareAndSet(b, i, i + 1)) {
-                // Swapped out, so that a cancel racing for the slot either wins it or finds it
-                // empty; either way the batch keeps the task alive no longer.
-                ScheduledTask<?> task = (ScheduledTask<?>) SLOTS.getAndSet(b.tasks, i, null);
-                if (task != null) {
-                    return task;
-                }
-                Batch.CANCELLED_SLOTS.getAndAdd(b, -1); // passed a cancelled slot
-            }
-        }
-    }
-
-    /** Returns the task due first, from the heap or the run; null when both are empty. Under lock. */
-    private @Nullable ScheduledTask<?> first() {
-        ScheduledTask<?> h = heap.peek();
-        ScheduledTask<?> r = run.first();
-        if (r == null) {
-            return h;
-        }
-        return h == null || ScheduledTask.isBefore(r, h) ? r : h;
-    }
-
-    /** Removes the task that {@link #first()} returned. Called under lock. */
-    private ScheduledTask<?> poll(ScheduledTask<?> first) {
-        if (first.heapIndex == 0) {
-            heap.removeAt(0);
-        } else {
-            run.poll();
-        }
-        return first;
+        ReadyBatch b = ready;
+        return b == null ? null : b.claim();
     }
 
     /** Wakes the follower that went to sleep last, if any. Called under lock. */
@@ -1194,12 +720,7 @@ public final class LeaderFollowerDelayQueue {
     /** Closes every stripe and moves what was on them into the queue. Called under lock. */
     private void closeStaging() {
         closed = true;
-        for (Stripe stripe : stripes) {
-            Chunk newest = (Chunk) STAGED.getAndSet(stripe, CLOSED);
-            if (newest != null && newest != CLOSED) {
-                insertChunks(newest);
-            }
-        }
+        stripes.close(insertDrained);
     }
 
     /**
@@ -1212,22 +733,10 @@ public final class LeaderFollowerDelayQueue {
         try {
             closeStaging();
             drainPending();
-            flushWheel();
-            List<ScheduledTask<?>> removed = new ArrayList<>();
+            List<ScheduledTask<?>> removed = List.of();
             if (!keepDelayed || !keepRepeating) {
                 long now = ticker.read();
-                // Walk backwards: removing index i only moves elements from the end into slot i.
-                for (int i = heap.size() - 1; i >= 0; i--) {
-                    if (i >= heap.size()) {
-                        continue;
-                    }
-                    ScheduledTask<?> t = heap.get(i);
-                    boolean drop = t.isPeriodic() ? !keepRepeating : !keepDelayed && t.time - now > 0;
-                    if (drop) {
-                        heap.removeAt(i);
-                        removed.add(t);
-                    }
-                }
+                removed = order.removeIf(t -> t.isPeriodic() ? !keepRepeating : !keepDelayed && t.time - now > 0);
             }
             wakeAll();
             return removed;
@@ -1245,18 +754,7 @@ public final class LeaderFollowerDelayQueue {
         lock();
         try {
             drainPending();
-            flushWheel();
-            List<ScheduledTask<?>> removed = new ArrayList<>();
-            for (int i = heap.size() - 1; i >= 0; i--) {
-                if (i >= heap.size()) {
-                    continue;
-                }
-                ScheduledTask<?> t = heap.get(i);
-                if (t.time - deadline > 0) {
-                    heap.removeAt(i);
-                    removed.add(t);
-                }
-            }
+            List<ScheduledTask<?>> removed = order.removeIf(t -> t.time - deadline > 0);
             if (isShutDown() && isEmpty()) {
                 wakeAll();
             }
@@ -1276,16 +774,13 @@ public final class LeaderFollowerDelayQueue {
         try {
             closeStaging();
             drainPending();
-            flushWheel();
             stopped = true;
-            List<ScheduledTask<?>> drained = new ArrayList<>(heap.size());
+            List<ScheduledTask<?>> drained = new ArrayList<>(order.size());
             for (ScheduledTask<?> t; (t = claimReady()) != null; ) {
-                drained.add(t); // due before anything in the heap
+                drained.add(t); // due before anything else
             }
             ready = null;
-            for (ScheduledTask<?> t; (t = heap.peek()) != null; ) {
-                drained.add(poll(t));
-            }
+            order.drainTo(drained);
             wakeAll();
             return drained;
         } finally {
@@ -1300,72 +795,20 @@ public final class LeaderFollowerDelayQueue {
      * Returns the number of queued tasks, counting those still being handed over and not those
      * whose removal is pending or which were cancelled in a batch. Never takes the lock and never
      * moves a task: it adds up what the last holder of the lock published and what the stripes and
-     * the batch hold now, consistently unless the lock is held for long (see figuresVersion); then
+     * the batch hold now, consistently unless the lock is held for long (see QueueFigures); then
      * the value may be stale by the holder's moves. A submitter sees its task counted at once, and
      * a canceller sees it gone.
      */
     public int size() {
-        for (int attempt = 1; ; attempt++) {
-            int version = figuresVersion; // LoadLoad: the figures below are read after it
-            int n = heldCount;
-            Batch b = ready;
-            if (b != null) {
-                n += b.remaining();
-            }
-            for (Stripe stripe : stripes) {
-                n += stripe.stagedDepth() - stripe.removalDepth();
-            }
-            if (figuresSteady(version, attempt)) {
-                return Math.max(0, n);
-            }
-        }
+        return figures.size(stripes, readyBatch);
     }
 
     /**
      * Returns how long the most overdue queued task is past its due time, or 0 when none is due.
-     * Never takes the lock and never moves a task, like {@link #size()}. Tasks still on a stripe
-     * are not looked at: one that is due is moved within microseconds by the worker it woke.
+     * Never takes the lock and never moves a task, like {@link #size()}.
      */
     long overdueNanos() {
-        long now = ticker.read();
-        for (int attempt = 1; ; attempt++) {
-            int version = figuresVersion;
-            boolean found = heldCount > 0;
-            long earliest = heldEarliest;
-            Batch b = ready;
-            if (b != null) { // the unclaimed tasks of a batch are due before anything held
-                for (int i = b.next; i < b.count; i++) {
-                    ScheduledTask<?> t = (ScheduledTask<?>) SLOTS.getAcquire(b.tasks, i);
-                    if (t != null) {
-                        earliest = found && earliest - t.time < 0 ? earliest : t.time;
-                        found = true;
-                        break;
-                    }
-                }
-            }
-            if (figuresSteady(version, attempt)) {
-                return found ? Math.max(0L, now - earliest) : 0L;
-            }
-        }
-    }
-
-    /**
-     * Whether figures read after {@code version} are consistent, or have been retried enough:
-     * spinning briefly, then yielding to a lock holder that may have lost its processor.
-     */
-    private boolean figuresSteady(int version, int attempt) {
-        if ((version & 1) == 0 && version == figuresVersion) {
-            return true;
-        }
-        if (attempt >= FIGURES_ATTEMPTS) {
-            return true;
-        }
-        if (attempt < 64) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-        }
-        return false;
+        return figures.overdueNanos(ticker.read(), readyBatch);
     }
 
     /**
@@ -1376,7 +819,7 @@ public final class LeaderFollowerDelayQueue {
         lock();
         try {
             drainPending();
-            Batch b = ready;
+            ReadyBatch b = ready;
             return !isEmpty() || (b != null && b.remaining() > 0);
         } finally {
             unlock();
@@ -1393,12 +836,12 @@ public final class LeaderFollowerDelayQueue {
         try {
             drainPending();
             long now = ticker.read();
-            advanceWheel(now);
-            Batch b = ready;
-            if (b != null && b.next < b.count) {
+            order.advance(now);
+            ReadyBatch b = ready;
+            if (b != null && b.remaining() > 0) {
                 return true; // unclaimed tasks of a batch were due when it was taken
             }
-            ScheduledTask<?> first = first();
+            ScheduledTask<?> first = order.first();
             return first != null && first.time - now <= 0;
         } finally {
             unlock();
@@ -1417,7 +860,7 @@ public final class LeaderFollowerDelayQueue {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Wheel maintenance; all under lock.
+    // State; all under lock.
 
     /**
      * Whether shutdown() or stop() has run: set under the lock, before the stripes are closed, and
@@ -1428,229 +871,11 @@ public final class LeaderFollowerDelayQueue {
     }
 
     private boolean isEmpty() {
-        return heap.size() == 0 && wheelCount == 0 && run.size() == 0;
-    }
-
-    /** Returns the absolute wheel bucket of a ticker time; differences keep it right across wrap-around. */
-    private long bucketOf(long time) {
-        return (time - origin) >> WHEEL_SHIFT;
-    }
-
-    /** Returns when a bucket's tasks move into the heap: one bucket before its own start. */
-    private long moveTime(long bucket) {
-        return origin + ((bucket - 1) << WHEEL_SHIFT);
-    }
-
-    private void wheelInsert(ScheduledTask<?> task, long bucket) {
-        int slot = (int) bucket & WHEEL_MASK;
-        ScheduledTask<?>[] tasks = wheel[slot];
-        int n = bucketSize[slot];
-        if (tasks == null) {
-            wheel[slot] = tasks = new ScheduledTask<?>[4];
-        } else if (n == tasks.length) {
-            wheel[slot] = tasks = Arrays.copyOf(tasks, n + (n >> 1));
-        }
-        tasks[n] = task;
-        task.heapIndex = QueuePosition.wheel(n);
-        bucketSize[slot] = n + 1;
-        if (n == 0) {
-            occupied[slot >>> 6] |= 1L << slot;
-        }
-        if (wheelCount++ == 0) {
-            wheelEarliest = task.time;
-            wheelEarliestKnown = true;
-        } else if (task.time - wheelEarliest < 0) {
-            wheelEarliest = task.time; // a lower bound too while not known: forgotten all the same
-        }
-    }
-
-    private boolean wheelRemove(ScheduledTask<?> task, int index) {
-        int slot = (int) bucketOf(task.time) & WHEEL_MASK;
-        ScheduledTask<?>[] tasks = wheel[slot];
-        int last = bucketSize[slot] - 1;
-        if (tasks == null || index > last || tasks[index] != task) {
-            return false;
-        }
-        ScheduledTask<?> moved = tasks[last];
-        tasks[last] = null;
-        if (index != last) {
-            tasks[index] = moved;
-            moved.heapIndex = QueuePosition.wheel(index);
-        }
-        task.heapIndex = QueuePosition.NONE;
-        bucketSize[slot] = last;
-        wheelCount--;
-        if (task.time == wheelEarliest) {
-            wheelEarliestKnown = false;
-        }
-        if (last == 0) {
-            emptied(slot, tasks);
-        }
-        return true;
-    }
-
-    private void emptied(int slot, ScheduledTask<?>[] tasks) {
-        occupied[slot >>> 6] &= ~(1L << slot);
-        if (tasks.length > KEPT_BUCKET_CAPACITY) {
-            wheel[slot] = null;
-        }
-    }
-
-    /**
-     * Moves every task of one slot out of the wheel: sorted onto the end of the run when they all
-     * come after it (the case for buckets moved in order), otherwise into the heap.
-     */
-    private void flushSlot(int slot, boolean toHeap) {
-        int n = bucketSize[slot];
-        if (n == 0) {
-            return;
-        }
-        ScheduledTask<?>[] tasks = wheel[slot];
-        bucketSize[slot] = 0;
-        wheelCount -= n;
-        wheelEarliestKnown = false;
-        toHeap |= run.size() + n >= QueuePosition.MAX_RUN_POSITION; // run positions must stay encodable
-        if (!toHeap) {
-            sortBucket(tasks, n);
-            ScheduledTask<?> last = run.last();
-            toHeap = last != null && !ScheduledTask.isBefore(last, tasks[0]);
-        }
-        if (toHeap) {
-            for (int i = 0; i < n; i++) {
-                ScheduledTask<?> t = tasks[i];
-                tasks[i] = null;
-                heap.add(t);
-            }
-        } else {
-            run.append(tasks, n);
-        }
-        emptied(slot, tasks);
-    }
-
-    /**
-     * Sorts a bucket's tasks into the queue's order. Each task is read once, to make a key of its
-     * offset in the bucket (under 2^28 ns) and its index; the keys are sorted as plain longs, and
-     * only tasks with the very same time are compared again, by sequence. A comparator sort would
-     * read two tasks per comparison, scattered in memory, for n log n comparisons while the lock is
-     * held and due tasks wait.
-     */
-    private void sortBucket(ScheduledTask<?>[] tasks, int n) {
-        long start = origin + (bucketOf(tasks[0].time) << WHEEL_SHIFT);
-        long[] keys = new long[n];
-        for (int i = 0; i < n; i++) {
-            keys[i] = ((tasks[i].time - start) << 32) | i;
-        }
-        Arrays.sort(keys);
-        ScheduledTask<?>[] sorted = new ScheduledTask<?>[n];
-        for (int j = 0; j < n; j++) {
-            sorted[j] = tasks[(int) keys[j]];
-        }
-        for (int from = 0; from < n; ) {
-            int to = from + 1;
-            while (to < n && keys[to] >>> 32 == keys[from] >>> 32) {
-                to++;
-            }
-            if (to - from > 1) {
-                Arrays.sort(sorted, from, to, DUE_ORDER); // equal times: first in, first out
-            }
-            from = to;
-        }
-        System.arraycopy(sorted, 0, tasks, 0, n);
-    }
-
-    /** Moves the buckets that are about to come due into the heap. */
-    private void advanceWheel(long now) {
-        long target = bucketOf(now) + 1;
-        long from = flushedBucket;
-        if (target <= from) {
-            return;
-        }
-        flushedBucket = target;
-        if (wheelCount == 0) {
-            return;
-        }
-        if (target - from >= WHEEL_SIZE) {
-            for (int slot = 0; slot < WHEEL_SIZE && wheelCount > 0; slot++) {
-                flushSlot(slot, true);
-            }
-            return;
-        }
-        for (long b = from + 1; b <= target && wheelCount > 0; b++) {
-            flushSlot((int) b & WHEEL_MASK, false);
-        }
-    }
-
-    /** Moves every task of the wheel and of the run into the heap, for shutdown's sweeps. */
-    private void flushWheel() {
-        for (int slot = 0; slot < WHEEL_SIZE && wheelCount > 0; slot++) {
-            flushSlot(slot, true);
-        }
-        while (run.size() > 0) {
-            heap.add(run.poll());
-        }
-    }
-
-    /** Returns the earliest due time in the wheel. Called only with wheelCount > 0. */
-    private long wheelEarliest() {
-        if (!wheelEarliestKnown) {
-            int slot = (int) nextOccupiedBucket() & WHEEL_MASK;
-            ScheduledTask<?>[] tasks = wheel[slot];
-            long earliest = tasks[0].time;
-            for (int i = 1, n = bucketSize[slot]; i < n; i++) {
-                if (tasks[i].time - earliest < 0) {
-                    earliest = tasks[i].time;
-                }
-            }
-            wheelEarliest = earliest;
-            wheelEarliestKnown = true;
-        }
-        return wheelEarliest;
-    }
-
-    /** Returns the first occupied bucket after flushedBucket. Called only with wheelCount > 0. */
-    private long nextOccupiedBucket() {
-        long first = flushedBucket + 1;
-        int start = (int) first & WHEEL_MASK;
-        int words = occupied.length;
-        int word = start >>> 6;
-        long bits = occupied[word] & (-1L << start); // slots at or after start in its word
-        for (int scanned = 0; scanned <= words; scanned++) {
-            if (bits != 0) {
-                int slot = (word << 6) + Long.numberOfTrailingZeros(bits);
-                return first + ((slot - start) & WHEEL_MASK);
-            }
-            word = (word + 1) % words;
-            bits = occupied[word];
-        }
-        throw new IllegalStateException("wheelCount is " + wheelCount + " but no bucket is occupied");
+        return order.isEmpty();
     }
 
     @Override
     public String toString() {
         return "LeaderFollowerDelayQueue[size = " + size() + "]";
-    }
-
-    private static final VarHandle FIGURES_VERSION;
-    private static final VarHandle HELD_COUNT;
-    private static final VarHandle HELD_EARLIEST;
-    private static final VarHandle STAGED;
-    private static final VarHandle REMOVALS;
-    private static final VarHandle CLAIMED;
-    private static final VarHandle CANCELLED;
-    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(ScheduledTask[].class);
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            FIGURES_VERSION = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "figuresVersion", int.class);
-            HELD_COUNT = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "heldCount", int.class);
-            HELD_EARLIEST = lookup.findVarHandle(LeaderFollowerDelayQueue.class, "heldEarliest", long.class);
-            STAGED = lookup.findVarHandle(StripeHeads.class, "staged", Chunk.class);
-            CLAIMED = lookup.findVarHandle(Chunk.class, "claimed", int.class);
-            CANCELLED = lookup.findVarHandle(Chunk.class, "cancelled", int.class);
-            REMOVALS = lookup.findVarHandle(StripeHeads.class, "removals", Removal.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
     }
 }

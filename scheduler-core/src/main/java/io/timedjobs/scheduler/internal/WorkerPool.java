@@ -15,10 +15,8 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -72,20 +70,11 @@ public final class WorkerPool {
     private final LeaderFollowerDelayQueue queue;
 
     /**
-     * Makes a thread of its own for each due task, or null: then each task runs on the worker that
-     * took it. With virtual threads, the workers only do the timing, and a slow task holds back no
-     * other task due at the same time.
+     * Where each due task runs on a thread of its own (virtual threads), or null: then each task
+     * runs on the worker that took it. The pool terminates only when none of those threads is left,
+     * and a task that puts itself back after the last worker left gets a new worker.
      */
-    private final @Nullable ThreadFactory taskThreads;
-
-    /** The most tasks running at once on threads of their own, or null for no limit. */
-    private final @Nullable Semaphore concurrency;
-
-    /**
-     * Tasks handed to a thread of their own that have not finished: the pool terminates only when
-     * none is left, and a task that puts itself back after the last worker left gets a new one.
-     */
-    private final AtomicInteger dispatched = new AtomicInteger();
+    private final @Nullable TaskThreads taskThreads;
 
     /**
      * Guards the run state's transitions and the set of workers.
@@ -108,7 +97,7 @@ public final class WorkerPool {
      * read without it by a cancel(true), which may miss a worker that starts meanwhile (it runs no
      * task yet) and is not hurt by one that leaves (it runs no task any more).
      */
-    private final Set<LeaderFollowerDelayQueue.Waiter> waiters = ConcurrentHashMap.newKeySet();
+    private final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
 
     private volatile int runState = RUNNING;
 
@@ -172,8 +161,10 @@ public final class WorkerPool {
         this.keepRepeatingAfterShutdown = settings.continueExistingPeriodicTasksAfterShutdown();
         this.keepRepeatingAfterFailure = settings.keepRepeatingAfterFailure();
         this.queue = new LeaderFollowerDelayQueue(ticker, !settings.tickerIsManual());
-        this.taskThreads = settings.taskThreadFactory();
-        this.concurrency = settings.concurrencyLimit() > 0 ? new Semaphore(settings.concurrencyLimit()) : null;
+        ThreadFactory perTask = settings.taskThreadFactory();
+        this.taskThreads = perTask == null
+                ? null
+                : new TaskThreads(perTask, settings.concurrencyLimit(), this::runOnOwnThread, this::ownThreadsEnded);
     }
 
     /** Returns the callback that a manual ticker runs after each advance. */
@@ -290,7 +281,7 @@ public final class WorkerPool {
 
     private void runWorker() {
         boolean abrupt = true;
-        LeaderFollowerDelayQueue.Waiter me = new LeaderFollowerDelayQueue.Waiter(Thread.currentThread());
+        Waiter me = new Waiter(Thread.currentThread());
         mainLock.lock();
         try {
             waiters.add(me);
@@ -303,8 +294,9 @@ public final class WorkerPool {
                 if (task == null) {
                     break;
                 }
-                if (taskThreads != null) {
-                    dispatch(task);
+                TaskThreads own = taskThreads;
+                if (own != null) {
+                    own.start(task, () -> runState >= STOP); // stopping: the task never runs
                     continue;
                 }
                 // Published by the task's own move to RUNNING, which a cancel(true) reads first.
@@ -321,60 +313,21 @@ public final class WorkerPool {
         }
     }
 
-    /**
-     * Starts a due task on a thread of its own, once the concurrency limit lets it. Called by a
-     * worker, which goes back to the queue right after.
-     */
-    private void dispatch(ScheduledTask<?> task) {
-        Semaphore limit = concurrency;
-        if (limit != null) {
-            for (; ; ) {
-                try {
-                    limit.acquire();
-                    break;
-                } catch (InterruptedException e) {
-                    if (runState >= STOP) { // shutdownNow: the task never runs
-                        task.cancel(false);
-                        return;
-                    }
-                }
-            }
-        }
-        dispatched.incrementAndGet();
-        boolean started = false;
-        try {
-            Thread thread = taskThreads.newThread(() -> runDispatched(task));
-            if (thread == null) {
-                throw new IllegalStateException("Thread factory " + taskThreads + " returned no thread");
-            }
-            thread.start();
-            started = true;
-        } finally {
-            if (!started) {
-                dispatchedEnded();
-            }
-        }
-    }
-
     /** Runs a task on its own thread, registered so that its cancel(true) finds the thread. */
-    private void runDispatched(ScheduledTask<?> task) {
-        LeaderFollowerDelayQueue.Waiter me = new LeaderFollowerDelayQueue.Waiter(Thread.currentThread());
+    private void runOnOwnThread(ScheduledTask<?> task) {
+        Waiter me = new Waiter(Thread.currentThread());
         me.running = task;
         waiters.add(me);
         try {
             runTask(task);
         } finally {
             waiters.remove(me);
-            dispatchedEnded();
         }
     }
 
-    private void dispatchedEnded() {
-        Semaphore limit = concurrency;
-        if (limit != null) {
-            limit.release();
-        }
-        if (dispatched.decrementAndGet() == 0 && runState >= SHUTDOWN) {
+    /** Called when the last task running on a thread of its own ended. */
+    private void ownThreadsEnded() {
+        if (runState >= SHUTDOWN) {
             final ReentrantLock mainLock = this.mainLock;
             mainLock.lock();
             try {
@@ -395,7 +348,7 @@ public final class WorkerPool {
      */
     @Nullable
     Thread interruptWorkerRunning(ScheduledTask<?> task) {
-        for (LeaderFollowerDelayQueue.Waiter w : waiters) {
+        for (Waiter w : waiters) {
             if (w.running == task) {
                 w.thread.interrupt();
                 return w.thread;
@@ -450,7 +403,7 @@ public final class WorkerPool {
         }
     }
 
-    private void workerExited(LeaderFollowerDelayQueue.Waiter worker, boolean abrupt) {
+    private void workerExited(Waiter worker, boolean abrupt) {
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
@@ -479,7 +432,7 @@ public final class WorkerPool {
             addWorker();
             return;
         }
-        if (dispatched.get() > 0) {
+        if (taskThreads != null && taskThreads.running() > 0) {
             return; // the last task on a thread of its own calls again when it ends
         }
         runState = TERMINATED;
@@ -561,7 +514,7 @@ public final class WorkerPool {
             for (Thread worker : workers) {
                 worker.interrupt();
             }
-            for (LeaderFollowerDelayQueue.Waiter w : waiters) {
+            for (Waiter w : waiters) {
                 if (w.running != null) {
                     w.thread.interrupt(); // a task running on a thread of its own
                 }

@@ -1,5 +1,7 @@
 package io.timedjobs.scheduler.autoconfigure;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.observation.ObservationRegistry;
 import io.timedjobs.scheduler.jdbc.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.DatabaseClock;
@@ -25,6 +27,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Spring Boot auto-configuration, read by Boot only. Durable tasks on the cluster's database: the
@@ -114,9 +117,9 @@ public class DurableTaskAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        PayloadCodec durableTaskPayloadCodec(ObjectProvider<tools.jackson.databind.json.JsonMapper> mapper) {
-            return new JacksonPayloadCodec(mapper.getIfAvailable(
-                    () -> tools.jackson.databind.json.JsonMapper.builder().build()));
+        PayloadCodec durableTaskPayloadCodec(ObjectProvider<JsonMapper> mapper) {
+            return new JacksonPayloadCodec(
+                    mapper.getIfAvailable(() -> JsonMapper.builder().build()));
         }
     }
 
@@ -128,8 +131,8 @@ public class DurableTaskAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        PayloadCodec durableTaskPayloadCodec(ObjectProvider<com.fasterxml.jackson.databind.ObjectMapper> mapper) {
-            return new Jackson2PayloadCodec(mapper.getIfAvailable(com.fasterxml.jackson.databind.ObjectMapper::new));
+        PayloadCodec durableTaskPayloadCodec(ObjectProvider<ObjectMapper> mapper) {
+            return new Jackson2PayloadCodec(mapper.getIfAvailable(ObjectMapper::new));
         }
     }
 
@@ -141,7 +144,7 @@ public class DurableTaskAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
-        DurableExecutionObserver durableTaskObserver(io.micrometer.observation.ObservationRegistry registry) {
+        DurableExecutionObserver durableTaskObserver(ObservationRegistry registry) {
             return new ObservedDurableExecution(registry);
         }
     }

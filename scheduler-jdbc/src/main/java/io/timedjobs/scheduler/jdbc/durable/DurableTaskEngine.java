@@ -11,12 +11,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -34,10 +30,12 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * 1. At each poll of the instance's ClusterHeartbeat (its thread, every poll interval, right after it
  *    measured the DatabaseClock), this engine renews its leases, takes over expired claims of other
  *    instances, claims what is due within the lookahead, warns about due tasks whose handler this
- *    instance lacks, and counts what waits. Each step is one statement.
+ *    instance lacks, and counts what waits: DurableTaskPoll, one statement a step.
  * 2. Each claimed task goes into a LeaderFollowerScheduler at the local instant at which the database's
  *    clock reaches its due time. The runner then starts it under its claim version (the start fence),
- *    so a task cancelled, replaced or taken over since the claim never runs in its old form.
+ *    so a task cancelled, replaced or taken over since the claim never runs in its old form. The
+ *    start is written up to twice a database round trip ahead of the due instant (at most 20 ms),
+ *    and the worker then waits for the instant, so that the round trip does not make the task late.
  * 3. A task scheduled on this instance within the lookahead is claimed here right after its
  *    transaction commits (handed to a worker, outside the caller's transaction), not at the next
  *    poll. If this instance dies in between, the row is still PENDING or its lease expires.
@@ -49,16 +47,13 @@ public final class DurableTaskEngine {
 
     private static final Log logger = LogFactory.getLog(DurableTaskEngine.class);
 
-    /**
-     * A poll stops claiming once this many batches wait here, so that one instance does not take a
-     * whole backlog while the others could share it; the next poll claims more.
-     */
-    private static final int MAX_QUEUED_BATCHES = 4;
+    /** The longest a worker writes a start ahead of its task's due instant and then waits. */
+    private static final Duration MAX_START_AHEAD = Duration.ofMillis(20);
 
     private final DurableTaskStore store;
     private final DurableTaskRunner runner;
     private final DurableTaskSettings settings;
-    private final Set<String> handlerNames;
+    private final DurableTaskPoll poll;
     private final String owner;
     private final DatabaseClock databaseClock;
     private final OutageLog outages;
@@ -67,16 +62,6 @@ public final class DurableTaskEngine {
 
     /** Claimed tasks waiting in the in-memory engine. */
     private final ClaimedQueue queued = new ClaimedQueue();
-
-    /** Handlers already warned about, so that each is named once. */
-    private final Set<String> warnedForeign = ConcurrentHashMap.newKeySet();
-
-    private final LongAdder claimed = new LongAdder();
-    private final LongAdder rescued = new LongAdder();
-    private final AtomicLong pending = new AtomicLong();
-
-    /** System.nanoTime() until which this instance's leases are known to hold; written by the poller. */
-    private volatile long leaseHeldUntilNanos = System.nanoTime();
 
     /** Held by a poll, a claim after commit, and stop()'s release, so that no claim lands after it. */
     private final Object claimLock = new Object();
@@ -110,16 +95,20 @@ public final class DurableTaskEngine {
                         task -> task.handler().equals(handler) && task.key().equals(key));
             }
         });
-        Set<String> handlerNames = handlers.keySet();
         this.settings = settings;
-        this.handlerNames = Set.copyOf(handlerNames);
         this.owner = heartbeat.instance().name();
         this.heartbeat = heartbeat;
         this.ownsHeartbeat = ownsHeartbeat;
         this.databaseClock = databaseClock;
         this.outages = outages;
-        this.runner = runnerFactory.create(() -> System.nanoTime() - leaseHeldUntilNanos < 0, this::failed);
+        this.poll = new DurableTaskPoll(
+                store, settings, handlers.keySet(), owner, this::writeDeferred, this::enqueue, queued::size);
+        this.runner = runnerFactory.create(poll::leaseHeld, this::failed);
         heartbeat.addPollAction(this::poll);
+    }
+
+    private void writeDeferred() {
+        runner.writeDeferred();
     }
 
     private void failed(RuntimeException failure) {
@@ -216,33 +205,10 @@ public final class DurableTaskEngine {
 
     private void pollOnce() {
         try {
-            runner.writeDeferred();
-            long before = System.nanoTime();
-            store.heartbeat(owner, settings.lease());
-            leaseHeldUntilNanos = before + settings.lease().toNanos();
-            List<ClaimedTask> taken = store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize());
-            rescued.add(taken.size());
-            taken.forEach(this::enqueue);
-            List<ClaimedTask> due;
-            do {
-                due = store.claimDue(owner, settings.lookahead(), settings.lease(), handlerNames, settings.batchSize());
-                claimed.add(due.size());
-                due.forEach(this::enqueue);
-            } while (due.size() == settings.batchSize() && queued.size() < MAX_QUEUED_BATCHES * settings.batchSize());
-            warnAboutForeignHandlers();
-            pending.set(store.countWaiting());
+            poll.run();
             outages.succeeded();
         } catch (DataAccessException e) {
             failed(e);
-        }
-    }
-
-    private void warnAboutForeignHandlers() {
-        for (String handler : store.foreignHandlersDue(handlerNames)) {
-            if (warnedForeign.add(handler)) {
-                logger.warn("Durable tasks for handler '" + handler + "' are due, but no handler of that name is"
-                        + " registered on instance " + owner + "; they are left for an instance that has one");
-            }
         }
     }
 
@@ -251,14 +217,27 @@ public final class DurableTaskEngine {
         if (engine == null || stopping) {
             return; // stop() releases it
         }
-        long delayNanos = Duration.between(databaseClock.localClock().instant(), databaseClock.toLocal(task.dueAt()))
+        Instant localDue = databaseClock.toLocal(task.dueAt());
+        long delayNanos = Duration.between(databaseClock.localClock().instant(), localDue)
+                .minus(startAhead())
                 .toNanos();
-        queued.add(task, delayNanos, engine, this::fire);
+        queued.add(task, delayNanos, engine, claimed -> fire(claimed, localDue));
     }
 
-    private void fire(ClaimedTask task) {
+    /**
+     * How long before its due instant a task's fenced start is written, so that the start's round
+     * trip does not make the handler late: twice the database round trip last measured (four times
+     * the clock's error, which is half a round trip), at most {@link #MAX_START_AHEAD}. The handler
+     * itself never starts before its due instant.
+     */
+    private Duration startAhead() {
+        Duration ahead = databaseClock.error().multipliedBy(4);
+        return ahead.compareTo(MAX_START_AHEAD) > 0 ? MAX_START_AHEAD : ahead;
+    }
+
+    private void fire(ClaimedTask task, Instant localDue) {
         if (!stopping) {
-            runner.run(task);
+            runner.run(task, localDue);
         }
     }
 
@@ -301,10 +280,7 @@ public final class DurableTaskEngine {
 
     private void claimOneHere(long id) {
         try {
-            store.claimOne(owner, id, settings.lookahead(), settings.lease()).ifPresent(task -> {
-                claimed.increment();
-                enqueue(task);
-            });
+            poll.claimOne(id);
         } catch (DataAccessException e) {
             failed(e);
         }
@@ -318,15 +294,31 @@ public final class DurableTaskEngine {
         Instant localNow = databaseClock.localClock().instant();
         List<ClaimedTask> due = new ArrayList<>(
                 queued.removeIf(task -> !databaseClock.toLocal(task.dueAt()).isAfter(localNow)));
-        due.addAll(store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize()));
-        due.addAll(store.claimDue(owner, Duration.ZERO, settings.lease(), handlerNames, settings.batchSize()));
+        due.addAll(store.claimExpired(owner, settings.lease(), poll.handlerNames(), settings.batchSize()));
+        due.addAll(store.claimDue(owner, Duration.ZERO, settings.lease(), poll.handlerNames(), settings.batchSize()));
         int ran = 0;
         for (ClaimedTask task : due) {
-            if (runner.run(task)) {
+            if (runner.run(task, Instant.MIN)) {
                 ran++;
             }
         }
         return ran;
+    }
+
+    /**
+     * Runs one task now on the calling thread, whatever its due time (for tests of handlers): moves it
+     * to now, as {@link DurableTasks#reschedule} does, claims it here and runs it. Returns whether it
+     * existed and its handler ran.
+     */
+    public boolean runNow(String handler, String key) {
+        if (!store.reschedule(handler, key, databaseClock.now())) {
+            return false;
+        }
+        queued.removeIf(task -> task.handler().equals(handler) && task.key().equals(key));
+        return tasks.find(handler, key)
+                .flatMap(task -> store.claimOne(owner, task.id(), settings.lookahead(), settings.lease()))
+                .map(task -> runner.run(task, Instant.MIN))
+                .orElse(false);
     }
 
     /** This instance's name, as it appears in {@code claimed_by}. */
@@ -336,12 +328,12 @@ public final class DurableTaskEngine {
 
     /** Tasks claimed by this instance, rescues excluded. */
     public long claimedCount() {
-        return claimed.sum();
+        return poll.claimed.sum();
     }
 
     /** Expired claims of other instances taken over by this one. */
     public long rescuedCount() {
-        return rescued.sum();
+        return poll.rescued.sum();
     }
 
     /** Executions whose handler returned. */
@@ -359,9 +351,9 @@ public final class DurableTaskEngine {
         return runner.fenced.sum();
     }
 
-    /** Tasks not done yet in the whole table (PENDING, CLAIMED or RUNNING), as of the last poll. */
+    /** Tasks not done yet in the whole table (PENDING, CLAIMED or RUNNING), counted at most every 10 s. */
     public long pendingCount() {
-        return pending.get();
+        return poll.pending.get();
     }
 
     /** Database outages these durable tasks saw: each was logged once, when it began. */

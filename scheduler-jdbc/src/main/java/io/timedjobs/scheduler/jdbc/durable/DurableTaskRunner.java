@@ -1,11 +1,13 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.commons.logging.Log;
@@ -26,6 +28,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 final class DurableTaskRunner {
 
     private static final Log logger = LogFactory.getLog(DurableTaskRunner.class);
+
+    /** The longest a worker waits between a start written ahead and its task's due instant. */
+    private static final Duration MAX_WAIT = Duration.ofMillis(50);
 
     private final DurableTaskStore store;
     private final Map<String, DurableTaskHandler<?>> handlers;
@@ -74,8 +79,11 @@ final class DurableTaskRunner {
         });
     }
 
-    /** Starts, runs and records one task; returns whether the handler ran. */
-    boolean run(ClaimedTask claimed) {
+    /**
+     * Starts, runs and records one task; returns whether the handler ran. The fenced start may be
+     * written a little ahead of {@code notBefore} (a local instant); the handler then waits for it.
+     */
+    boolean run(ClaimedTask claimed, Instant notBefore) {
         DurableTaskHandler<?> handler = handlers.get(claimed.handler());
         if (handler == null) {
             // only claimed for known handlers; a hand-made claim could still get here
@@ -86,8 +94,28 @@ final class DurableTaskRunner {
             fenced.increment();
             return false;
         }
+        waitUntil(notBefore);
         execute(handler, claimed);
         return true;
+    }
+
+    /**
+     * Parks the worker until the clock reaches {@code instant}, at most {@link #MAX_WAIT} (the start is
+     * written at most that much ahead; a clock that does not move, as in tests, cannot hold a worker
+     * longer). An interrupt ends the wait early.
+     */
+    private void waitUntil(Instant instant) {
+        Instant now = clock.instant();
+        if (!now.isBefore(instant)) {
+            return;
+        }
+        Duration wait = Duration.between(now, instant);
+        long deadline = System.nanoTime() + (wait.compareTo(MAX_WAIT) > 0 ? MAX_WAIT : wait).toNanos();
+        long remaining;
+        while ((remaining = deadline - System.nanoTime()) > 0
+                && !Thread.currentThread().isInterrupted()) {
+            LockSupport.parkNanos(this, remaining);
+        }
     }
 
     private boolean start(ClaimedTask claimed) {

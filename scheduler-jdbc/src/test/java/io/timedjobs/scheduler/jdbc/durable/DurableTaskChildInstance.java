@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.jdbc.durable;
 import io.timedjobs.scheduler.jdbc.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.TableNames;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -38,6 +39,6 @@ public final class DurableTaskChildInstance {
         }
         System.out.println("CLAIMED " + engine.queuedCount());
         System.out.flush();
-        new java.util.concurrent.CountDownLatch(1).await(); // until SIGKILL
+        new CountDownLatch(1).await(); // until SIGKILL
     }
 }

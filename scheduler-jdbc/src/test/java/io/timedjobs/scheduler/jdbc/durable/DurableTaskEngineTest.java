@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.timedjobs.scheduler.jdbc.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.TestDatabases;
 import java.time.Duration;
@@ -18,9 +22,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Durable tasks end to end on real databases, with several engines (instances) in one JVM sharing
@@ -36,6 +42,22 @@ class DurableTaskEngineTest {
     void stopEngines() {
         engines.forEach(engine -> engine.stop(Duration.ofSeconds(5)));
     }
+
+    /**
+     * Settings for tests that watch a task wait in the in-memory queue: claimed at once (5 s
+     * lookahead), due {@link #QUEUED_DUE} later, so that even a stalled machine sees it queued.
+     */
+    private static final DurableTaskSettings WIDE_LOOKAHEAD = new DurableTaskSettings(
+            Duration.ofSeconds(5),
+            Duration.ofMillis(50),
+            Duration.ofSeconds(1),
+            3,
+            Duration.ofMillis(50),
+            Duration.ofMillis(200),
+            200,
+            4);
+
+    private static final Duration QUEUED_DUE = Duration.ofSeconds(2);
 
     private DurableTaskEngine start(ClusterDatabase database, String name, DurableTaskHandler<?> handler) {
         return start(database, name, handler, DurableTestSupport.fastSettings());
@@ -129,18 +151,18 @@ class DurableTaskEngineTest {
     void shouldNotRunATaskCancelledAfterAnotherInstanceClaimedIt(TestDatabases.Kind kind) {
         ClusterDatabase database = DurableTestSupport.database(kind.newDatabase());
         RecordingHandler handlerA = new RecordingHandler();
-        DurableTaskEngine a = start(database, "a", handlerA);
+        DurableTaskEngine a = start(database, "a", handlerA, WIDE_LOOKAHEAD);
         DurableTaskEngine b = DurableTaskEngine.builder(database)
                 .instanceName("b")
                 .handler("mail", new RecordingHandler())
                 .settings(DurableTestSupport.fastSettings())
                 .build(); // not started: schedules and cancels only
 
-        b.tasks().schedule("mail", "cancelled", Duration.ofMillis(400), null);
+        b.tasks().schedule("mail", "cancelled", QUEUED_DUE, null);
         await().atMost(WAIT)
                 .until(() -> b.tasks().find("mail", "cancelled").orElseThrow().state() == DurableTaskState.CLAIMED);
         assertThat(b.tasks().cancel("mail", "cancelled")).isTrue();
-        b.tasks().schedule("mail", "marker", Duration.ofMillis(600), null);
+        b.tasks().schedule("mail", "marker", QUEUED_DUE.plusMillis(300), null);
 
         await().atMost(WAIT).until(() -> handlerA.runsOf("marker") == 1);
         assertThat(handlerA.runsOf("cancelled")).isZero();
@@ -152,17 +174,17 @@ class DurableTaskEngineTest {
     void shouldRunARescheduledTaskOnlyInItsNewForm() {
         ClusterDatabase database = DurableTestSupport.database(TestDatabases.newH2());
         RecordingHandler handlerA = new RecordingHandler();
-        DurableTaskEngine a = start(database, "a", handlerA);
+        DurableTaskEngine a = start(database, "a", handlerA, WIDE_LOOKAHEAD);
         DurableTaskEngine b = DurableTaskEngine.builder(database)
                 .instanceName("b")
                 .handler("mail", new RecordingHandler())
                 .settings(DurableTestSupport.fastSettings())
                 .build();
 
-        long id = b.tasks().schedule("mail", "k", Duration.ofMillis(400), "old");
+        long id = b.tasks().schedule("mail", "k", QUEUED_DUE, "old");
         await().atMost(WAIT)
                 .until(() -> b.tasks().find("mail", "k").orElseThrow().state() == DurableTaskState.CLAIMED);
-        assertThat(b.tasks().schedule("mail", "k", Duration.ofMillis(700), "new"))
+        assertThat(b.tasks().schedule("mail", "k", QUEUED_DUE.plusMillis(300), "new"))
                 .isEqualTo(id);
 
         await().atMost(WAIT).until(() -> handlerA.runsOf("k") == 1);
@@ -176,8 +198,8 @@ class DurableTaskEngineTest {
     void shouldHandClaimedTasksBackAtAGracefulStop(TestDatabases.Kind kind) {
         ClusterDatabase database = DurableTestSupport.database(kind.newDatabase());
         RecordingHandler handlerA = new RecordingHandler();
-        DurableTaskEngine a = start(database, "a", handlerA);
-        a.tasks().schedule("mail", "k", Duration.ofMillis(400), null);
+        DurableTaskEngine a = start(database, "a", handlerA, WIDE_LOOKAHEAD);
+        a.tasks().schedule("mail", "k", QUEUED_DUE, null);
         await().atMost(WAIT).until(() -> a.queuedCount() == 1);
 
         a.stop(Duration.ofSeconds(5));
@@ -211,21 +233,23 @@ class DurableTaskEngineTest {
     void shouldRescueTheClaimsOfADeadInstance(TestDatabases.Kind kind) {
         ClusterDatabase database = DurableTestSupport.database(kind.newDatabase());
         RecordingHandler handlerA = new RecordingHandler();
-        DurableTaskEngine a = start(database, "a", handlerA);
-        a.tasks().schedule("mail", "k", Duration.ofMillis(400), null);
+        DurableTaskEngine a = start(database, "a", handlerA, WIDE_LOOKAHEAD);
+        a.tasks().schedule("mail", "k", QUEUED_DUE, null);
         await().atMost(WAIT).until(() -> a.queuedCount() == 1);
 
         a.abandon();
         long diedAt = System.nanoTime();
         RecordingHandler handlerB = new RecordingHandler();
-        DurableTaskEngine b = start(database, "b", handlerB);
+        DurableTaskEngine b = start(database, "b", handlerB, WIDE_LOOKAHEAD);
 
-        await().atMost(WAIT).until(() -> handlerB.runsOf("k") == 1);
+        await().atMost(WAIT).until(() -> b.rescuedCount() == 1);
         Duration took = Duration.ofNanos(System.nanoTime() - diedAt);
-        DurableTaskSettings settings = DurableTestSupport.fastSettings();
         assertThat(took)
-                .isLessThan(settings.lease().plus(settings.pollInterval()).plusSeconds(2));
-        assertThat(b.rescuedCount()).isEqualTo(1);
+                .isLessThan(WIDE_LOOKAHEAD
+                        .lease()
+                        .plus(WIDE_LOOKAHEAD.pollInterval())
+                        .plusSeconds(1));
+        await().atMost(WAIT).until(() -> handlerB.runsOf("k") == 1);
         assertThat(handlerA.runsOf("k")).isZero();
     }
 
@@ -321,10 +345,19 @@ class DurableTaskEngineTest {
         assertThatThrownBy(() -> tasks.schedule("mail", "k", Duration.ZERO, List.of(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no JSON mapper");
+        DurableTasks withJackson = DurableTaskEngine.builder(database)
+                .instanceName("jackson")
+                .handler("mail", new RecordingHandler())
+                .codec(new JacksonPayloadCodec(JsonMapper.builder().build()))
+                .build()
+                .tasks();
+        assertThatThrownBy(() -> withJackson.schedule("mail", "k", Duration.ZERO, new PayloadCodecTest.Unwritable()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Cannot write a " + PayloadCodecTest.Unwritable.class.getName());
         assertThat(tasks.find(DurableTaskQuery.all())).isEmpty();
     }
 
-    /** A row for a handler this instance lacks is left alone for an instance that has it. */
+    /** A row for a handler this instance lacks is left alone for an instance that has it, with one warning. */
     @Test
     void shouldLeaveTasksOfUnknownHandlersForOtherInstances() {
         ClusterDatabase database = DurableTestSupport.database(TestDatabases.newH2());
@@ -333,12 +366,35 @@ class DurableTaskEngineTest {
                 .handler("sms", new RecordingHandler())
                 .build();
         other.tasks().schedule("sms", "k", Duration.ZERO, null);
-        RecordingHandler handler = new RecordingHandler();
-        DurableTaskEngine engine = start(database, "a", handler);
-        engine.tasks().schedule("mail", "marker", Duration.ZERO, null);
+        Logger logger = (Logger) LoggerFactory.getLogger(DurableTaskEngine.class);
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+        warnings.start();
+        logger.addAppender(warnings);
+        try {
+            RecordingHandler handler = new RecordingHandler();
+            DurableTaskEngine engine = start(database, "a", handler);
+            engine.tasks().schedule("mail", "marker", Duration.ZERO, null);
 
-        await().atMost(WAIT).until(() -> handler.runsOf("marker") == 1);
-        assertThat(other.tasks().find("sms", "k").orElseThrow().state()).isEqualTo(DurableTaskState.PENDING);
+            await().atMost(WAIT)
+                    .until(() -> handler.runsOf("marker") == 1
+                            && !foreignWarnings(warnings).isEmpty());
+            engine.tasks().schedule("mail", "second-marker", Duration.ofMillis(200), null);
+            await().atMost(WAIT).until(() -> handler.runsOf("second-marker") == 1);
+
+            assertThat(foreignWarnings(warnings)).singleElement().satisfies(event -> {
+                assertThat(event.getLevel()).isEqualTo(Level.WARN);
+                assertThat(event.getFormattedMessage()).contains("'sms'").contains("left for an instance that has one");
+            });
+            assertThat(other.tasks().find("sms", "k").orElseThrow().state()).isEqualTo(DurableTaskState.PENDING);
+        } finally {
+            logger.detachAppender(warnings);
+        }
+    }
+
+    private static List<ILoggingEvent> foreignWarnings(ListAppender<ILoggingEvent> appender) {
+        return appender.list.stream()
+                .filter(event -> event.getFormattedMessage().contains("no handler of that name"))
+                .toList();
     }
 
     /** Test support: what is due now runs on the calling thread. */
@@ -356,6 +412,22 @@ class DurableTaskEngineTest {
         assertThat(engine.runDueNow()).isEqualTo(1);
 
         assertThat(handler.runs).containsOnlyKeys("now");
+    }
+
+    /** Test support: one task runs now on the calling thread, whatever its due time; an unknown one does not. */
+    @Test
+    void shouldRunOneTaskNowWhateverItsDueTime() {
+        ClusterDatabase database = DurableTestSupport.database(TestDatabases.newH2());
+        RecordingHandler handler = new RecordingHandler();
+        DurableTaskEngine engine = start(database, "a", handler);
+        engine.tasks().schedule("mail", "tomorrow", Duration.ofDays(1), "later");
+
+        assertThat(engine.runNow("mail", "tomorrow")).isTrue();
+
+        assertThat(handler.runsOf("tomorrow")).isEqualTo(1);
+        assertThat(handler.tasks.get(0).payload()).isEqualTo("later");
+        assertThat(engine.tasks().find("mail", "tomorrow")).isEmpty();
+        assertThat(engine.runNow("mail", "nothing")).isFalse();
     }
 
     /** A handler that runs in the completion's transaction writes its effect there, then runs a hook. */

@@ -3,8 +3,10 @@ package io.timedjobs.scheduler.jdbc.durable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 /** Payloads through Jackson 3 and Jackson 2: written as JSON, read only as the declared type. */
 class PayloadCodecTest {
@@ -19,9 +21,7 @@ class PayloadCodecTest {
     }
 
     private final List<PayloadCodec> codecs = List.of(
-            new JacksonPayloadCodec(
-                    tools.jackson.databind.json.JsonMapper.builder().build()),
-            new Jackson2PayloadCodec(new com.fasterxml.jackson.databind.ObjectMapper()));
+            new JacksonPayloadCodec(JsonMapper.builder().build()), new Jackson2PayloadCodec(new ObjectMapper()));
 
     /** A value written as JSON reads back as the declared type, with no class name in the text. */
     @Test

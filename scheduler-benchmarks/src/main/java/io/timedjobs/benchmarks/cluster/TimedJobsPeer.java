@@ -1,0 +1,85 @@
+package io.timedjobs.benchmarks.cluster;
+
+import io.timedjobs.scheduler.jdbc.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.SchemaInitializer;
+import io.timedjobs.scheduler.jdbc.TableNames;
+import io.timedjobs.scheduler.jdbc.durable.DurableTask;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskHandler;
+import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Our durable tasks, one {@link DurableTaskEngine} per instance, each on its own pool, with the
+ * default settings (5 s lookahead, 1 s poll, 30 s lease). Tasks are scheduled through the first
+ * instance's {@link DurableTasks}, 1,000 to a transaction.
+ */
+final class TimedJobsPeer implements ClusterPeer {
+
+    private static final String HANDLER = "bench";
+
+    private final List<DurableTaskEngine> engines = new ArrayList<>();
+    private DataSource first;
+
+    @Override
+    public String name() {
+        return "timed-jobs";
+    }
+
+    @Override
+    public void start(List<DataSource> instances, Executions executions) {
+        first = instances.get(0);
+        ClusterDatabase database = ClusterDatabase.of(first, TableNames.defaults());
+        for (String table : database.tables().all()) {
+            database.jdbc().execute("drop table if exists " + table);
+        }
+        database.schemaInitializer().initialize(SchemaInitializer.Mode.ALWAYS);
+        DurableTaskHandler<String> handler = new DurableTaskHandler<>() {
+            @Override
+            public Class<String> payloadType() {
+                return String.class;
+            }
+
+            @Override
+            public void handle(DurableTask<String> task) {
+                executions.started(Integer.parseInt(task.key()));
+            }
+        };
+        for (int i = 0; i < instances.size(); i++) {
+            DurableTaskEngine engine = DurableTaskEngine.builder(
+                            ClusterDatabase.of(instances.get(i), TableNames.defaults()))
+                    .instanceName("bench-" + i)
+                    .handler(HANDLER, handler)
+                    .build();
+            engine.start();
+            engines.add(engine);
+        }
+    }
+
+    @Override
+    public void scheduleAll(Instant[] due) {
+        DurableTasks tasks = engines.get(0).tasks();
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(first));
+        for (int from = 0; from < due.length; from += 1000) {
+            int start = from;
+            int end = Math.min(due.length, from + 1000);
+            transaction.executeWithoutResult(status -> {
+                for (int i = start; i < end; i++) {
+                    tasks.schedule(HANDLER, Integer.toString(i), due[i], null);
+                }
+            });
+        }
+    }
+
+    @Override
+    public void close() {
+        engines.forEach(engine -> engine.stop(Duration.ofSeconds(5)));
+        engines.clear();
+    }
+}

@@ -1,0 +1,160 @@
+package io.timedjobs.scheduler.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Not thread-safe: touched only under the queue's lock, except {@link #attentionTime}, a pure
+ * function any thread may call. The queue's tasks in due order, held in three structures: the
+ * {@link TimingWheel} for tasks due more than a bucket ahead, the {@link SortedRun} its buckets
+ * move into, and the {@link TaskHeap} for the rest. It knows which one holds a task (by the task's
+ * {@link QueuePosition}), which task is due first, and it numbers tasks as they enter, so that
+ * equal due times leave first in, first out.
+ */
+final class DueOrder {
+
+    private final TaskHeap heap = new TaskHeap();
+
+    private final TimingWheel wheel;
+
+    private final SortedRun run = new SortedRun();
+
+    /** Next sequence number; compared by difference, so it may wrap around. */
+    private int sequencer;
+
+    /** @param origin a ticker reading, from which the wheel numbers its buckets */
+    DueOrder(long origin) {
+        this.wheel = new TimingWheel(origin);
+    }
+
+    /**
+     * Returns when a task due at {@code time} needs a worker's attention: its wheel bucket's move
+     * time, never later than the time itself. Any thread.
+     */
+    long attentionTime(long time) {
+        return wheel.attentionTime(time);
+    }
+
+    /**
+     * Adds a task, numbering it after every task added before.
+     *
+     * @return when a worker must look at it: its due time, or its bucket's move time
+     */
+    long add(ScheduledTask<?> task) {
+        task.sequence = sequencer++;
+        if (wheel.add(task)) {
+            return wheel.attentionTime(task.time);
+        }
+        heap.add(task);
+        return task.time;
+    }
+
+    /** Removes a task from whichever structure holds it; false if none does. */
+    boolean remove(ScheduledTask<?> task) {
+        int p = task.heapIndex;
+        if (QueuePosition.inHeap(p)) {
+            return heap.remove(task);
+        } else if (QueuePosition.inRun(p)) {
+            return run.remove(task);
+        } else if (QueuePosition.inWheel(p)) {
+            return wheel.remove(task);
+        }
+        return false;
+    }
+
+    /** Moves the wheel's buckets that are about to come due at {@code now} into the run. */
+    void advance(long now) {
+        wheel.advance(now, heap, run);
+    }
+
+    /**
+     * Returns the task due first among those out of the wheel, or null; a task in the wheel needs
+     * no attention before {@link #nextMoveTime()}.
+     */
+    @Nullable
+    ScheduledTask<?> first() {
+        ScheduledTask<?> h = heap.peek();
+        ScheduledTask<?> r = run.first();
+        if (r == null) {
+            return h;
+        }
+        return h == null || ScheduledTask.isBefore(r, h) ? r : h;
+    }
+
+    /** Removes the task that {@link #first()} returned. */
+    ScheduledTask<?> poll(ScheduledTask<?> first) {
+        if (first.heapIndex == 0) {
+            heap.removeAt(0);
+        } else {
+            run.poll();
+        }
+        return first;
+    }
+
+    int size() {
+        return heap.size() + wheel.size() + run.size();
+    }
+
+    boolean isEmpty() {
+        return size() == 0;
+    }
+
+    /** Whether the wheel holds tasks: then {@link #nextMoveTime()} is defined. */
+    boolean hasWheelTasks() {
+        return wheel.size() > 0;
+    }
+
+    /** Returns the move time of the wheel's first occupied bucket; only with wheel tasks. */
+    long nextMoveTime() {
+        return wheel.nextMoveTime();
+    }
+
+    /**
+     * Returns the earliest due time of all tasks, or a little earlier while tasks left the wheel
+     * since it last moved on (see {@link TimingWheel#earliest()}); only when not empty.
+     */
+    long earliest() {
+        ScheduledTask<?> first = first();
+        if (wheel.size() == 0) {
+            return first.time;
+        }
+        long inWheel = wheel.earliest();
+        return first == null || inWheel - first.time < 0 ? inWheel : first.time;
+    }
+
+    /** Removes and returns every task that matches, in no particular order; for shutdown's sweeps. */
+    List<ScheduledTask<?>> removeIf(Predicate<ScheduledTask<?>> filter) {
+        flushIntoHeap();
+        List<ScheduledTask<?>> removed = new ArrayList<>();
+        // Walk backwards: removing index i only moves elements from the end into slot i.
+        for (int i = heap.size() - 1; i >= 0; i--) {
+            if (i >= heap.size()) {
+                continue;
+            }
+            ScheduledTask<?> t = heap.get(i);
+            if (filter.test(t)) {
+                heap.removeAt(i);
+                removed.add(t);
+            }
+        }
+        return removed;
+    }
+
+    /** Removes every task, in due order, into {@code to}. */
+    void drainTo(List<ScheduledTask<?>> to) {
+        flushIntoHeap();
+        for (ScheduledTask<?> t; (t = heap.peek()) != null; ) {
+            heap.removeAt(0);
+            to.add(t);
+        }
+    }
+
+    private void flushIntoHeap() {
+        wheel.flushAll(heap, run);
+        while (run.size() > 0) {
+            heap.add(run.poll());
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.timedjobs.scheduler.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Any thread may claim or cancel; made under the queue's lock and then never changed but through
+ * the atomic operations below. Due tasks taken out of the queue in one go, in due order, for
+ * workers to claim one at a time without the lock, by advancing {@link #next} with a CAS.
+ *
+ * <p>Each slot is emptied exactly once, by whoever takes its task with an atomic swap or CAS: the
+ * claimer that advanced past it, or the canceller of its task (then the claimer finds it empty
+ * and claims the next one). So the batch never keeps a task alive once claimed or cancelled. A
+ * batched task records its slot (a batch {@link QueuePosition}).
+ */
+final class ReadyBatch {
+
+    /** Most tasks in one batch; slots must stay encodable as batch positions (below 64). */
+    static final int MAX_TASKS = 32;
+
+    private final @Nullable ScheduledTask<?>[] tasks;
+
+    private final int count;
+
+    /** The next slot to claim; claimed slots are below it. CAS-advanced by claimers. */
+    private volatile int next;
+
+    /**
+     * Slots emptied by a cancel that no claimer has passed yet, so that {@link #remaining} no
+     * longer counts a cancelled task. Incremented by the canceller, decremented by the claimer that
+     * finds the slot empty; between the two a reading may be one low.
+     */
+    private volatile int cancelled;
+
+    /** Takes the first {@code count} slots of {@code tasks}, each already marked with its slot. */
+    ReadyBatch(ScheduledTask<?>[] tasks, int count) {
+        this.tasks = tasks;
+        this.count = count;
+    }
+
+    /** Returns the number of tasks neither claimed nor cancelled; may be stale by a claim. */
+    int remaining() {
+        return Math.max(0, count - next - cancelled);
+    }
+
+    /** Claims the next task; null when every slot is claimed. */
+    @Nullable
+    ScheduledTask<?> claim() {
+        for (; ; ) {
+            int i = next; // volatile read: LoadLoad before the slot is read
+            if (i >= count) {
+                return null;
+            }
+            if (NEXT.weakCompareAndSet(this, i, i + 1)) {
+                // NOTE: the slot is past next but may still hold its task: a canceller racing for
+                // it either wins the CAS in cancel() or finds the slot empty after this swap.
+                ScheduledTask<?> task = (ScheduledTask<?>) SLOTS.getAndSet(tasks, i, null);
+                if (task != null) {
+                    return task;
+                }
+                CANCELLED.getAndAdd(this, -1); // passed a cancelled slot
+            }
+        }
+    }
+
+    /** Takes a cancelled task out of its slot; false if a claimer took it first, or it is not there. */
+    boolean cancel(ScheduledTask<?> task, int slot) {
+        // NOTE: see claim(): the CAS on the slot decides between the canceller and a claimer.
+        if (slot < count && SLOTS.compareAndSet(tasks, slot, task, null)) {
+            CANCELLED.getAndAdd(this, 1);
+            return true;
+        }
+        return false;
+    }
+
+    /** Returns the first task still in its slot, or null; a hint for the lateness figure. */
+    @Nullable
+    ScheduledTask<?> firstUnclaimed() {
+        for (int i = next; i < count; i++) {
+            ScheduledTask<?> t = (ScheduledTask<?>) SLOTS.getAcquire(tasks, i);
+            if (t != null) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private static final VarHandle NEXT;
+    private static final VarHandle CANCELLED;
+    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(ScheduledTask[].class);
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            NEXT = lookup.findVarHandle(ReadyBatch.class, "next", int.class);
+            CANCELLED = lookup.findVarHandle(ReadyBatch.class, "cancelled", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

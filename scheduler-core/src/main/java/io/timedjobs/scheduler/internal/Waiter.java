@@ -1,0 +1,39 @@
+package io.timedjobs.scheduler.internal;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Written by its own worker and under the queue's lock, as each field says: a worker as the queue
+ * sees it, the thread to park and unpark, and what the pool needs to find the thread running a
+ * task.
+ */
+final class Waiter {
+    final Thread thread;
+
+    /**
+     * Whether it is registered in the queue's followers. Written under the queue's lock; volatile
+     * because a follower reads it right after waking, before it takes the lock back.
+     */
+    volatile boolean queued;
+
+    /**
+     * Whether it was woken to help with a batch, rather than to lead or to look again. Written
+     * under the queue's lock before {@link #queued} is cleared, read after the follower saw it
+     * cleared.
+     */
+    boolean helper;
+
+    /** Whether an interrupt was cleared while it slept; only its own thread touches this. */
+    boolean interrupted;
+
+    /**
+     * The task the worker runs, or null; written by the worker, read without a lock by a
+     * cancel(true) once it has seen the task RUNNING (the task's state publishes it).
+     */
+    @Nullable
+    ScheduledTask<?> running;
+
+    Waiter(Thread thread) {
+        this.thread = thread;
+    }
+}
