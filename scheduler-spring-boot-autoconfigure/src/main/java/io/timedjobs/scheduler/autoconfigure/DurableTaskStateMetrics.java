@@ -40,6 +40,8 @@ final class DurableTaskStateMetrics implements MeterBinder {
                     .description("Durable tasks in the database by state, as of the last second")
                     .baseUnit("tasks")
                     .tag("state", state.name())
+                    // the registry keeps the binder alive: nothing else may hold it
+                    .strongReference(true)
                     .register(registry);
         }
     }
