@@ -28,6 +28,22 @@ public interface ExecutionListener {
      */
     void onExecution(long latenessNanos, long durationNanos, Outcome outcome);
 
+    /**
+     * Called once per execution, with the work that ran; this is the method the scheduler calls.
+     * The default ignores the work and calls {@link #onExecution(long, long, Outcome)}. A listener
+     * that keeps figures per job overrides it and recognises its own work by type, without a map
+     * lookup or an allocation.
+     *
+     * @param work the {@code Runnable} or {@code Callable} as it was submitted; the task's future
+     *     if a cancel had already let go of it when the execution started
+     * @param latenessNanos start time minus due time, in {@link Ticker} nanoseconds; never negative
+     * @param durationNanos how long the task ran, in {@link Ticker} nanoseconds
+     * @param outcome how the execution ended
+     */
+    default void onExecution(Object work, long latenessNanos, long durationNanos, Outcome outcome) {
+        onExecution(latenessNanos, durationNanos, outcome);
+    }
+
     /** Returns a listener that ignores every event. */
     static ExecutionListener none() {
         return NoExecutionListener.INSTANCE;

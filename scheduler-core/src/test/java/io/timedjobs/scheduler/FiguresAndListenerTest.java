@@ -128,4 +128,41 @@ class FiguresAndListenerTest {
         assertThat(executions).allMatch(e -> e.latenessNanos() == 0 && e.outcome() == Outcome.SUCCEEDED);
         assertThat(scheduler.getCompletedTaskCount()).isEqualTo(5);
     }
+
+    /** The listener is told which work ran: the Runnable or Callable as submitted, every run of a repeating one. */
+    @Test
+    void shouldTellListenerWhichWorkRan() throws Exception {
+        List<Object> works = Collections.synchronizedList(new ArrayList<>());
+        LeaderFollowerScheduler withWork = LeaderFollowerScheduler.builder()
+                .poolSize(1)
+                .ticker(ticker)
+                .executionListener(new ExecutionListener() {
+                    @Override
+                    public void onExecution(long latenessNanos, long durationNanos, Outcome outcome) {
+                        throw new AssertionError("the scheduler calls the method with the work");
+                    }
+
+                    @Override
+                    public void onExecution(Object work, long latenessNanos, long durationNanos, Outcome outcome) {
+                        works.add(work);
+                    }
+                })
+                .build();
+        try {
+            Runnable repeating = () -> {};
+            java.util.concurrent.Callable<String> callable = () -> "done";
+            withWork.scheduleAtFixedRate(repeating, 0, 1, SECONDS);
+            await().atMost(TestDelays.LONG).until(() -> works.size() == 1);
+            ticker.advance(1, SECONDS);
+            await().atMost(TestDelays.LONG).until(() -> works.size() == 2);
+            assertThat(withWork.schedule(callable, 0, SECONDS).get(TestDelays.LONG.toMillis(), MILLISECONDS))
+                    .isEqualTo("done");
+            await().atMost(TestDelays.LONG).until(() -> works.size() == 3);
+            assertThat(works).containsExactly(repeating, repeating, callable);
+        } finally {
+            withWork.shutdownNow();
+            assertThat(withWork.awaitTermination(TestDelays.LONG.toMillis(), MILLISECONDS))
+                    .isTrue();
+        }
+    }
 }

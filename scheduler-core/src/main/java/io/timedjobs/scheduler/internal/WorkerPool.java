@@ -370,6 +370,11 @@ public final class WorkerPool {
             return;
         }
         long due = task.time;
+        // Read before it runs, for the listener: a one-shot task's result takes its place.
+        Object work = task.payload;
+        if (work == null) {
+            work = task;
+        }
         long start = timed ? ticker.read() : 0L;
         active.increment();
         Outcome outcome;
@@ -378,23 +383,23 @@ public final class WorkerPool {
         } catch (Throwable escaped) {
             // Only an error handler can throw here, for a task given to execute(): the worker
             // dies with it, and workerExited puts a new one in its place.
-            count(Outcome.FAILED, due, start);
+            count(Outcome.FAILED, due, start, work);
             throw escaped;
         } finally {
             active.decrement();
         }
         if (outcome != null) {
-            count(outcome, due, start);
+            count(outcome, due, start, work);
         }
     }
 
-    private void count(Outcome outcome, long due, long start) {
+    private void count(Outcome outcome, long due, long start, Object work) {
         completed.increment();
         if (outcome == Outcome.FAILED) {
             failed.increment();
         }
         if (timed) {
-            listener.onExecution(Math.max(0L, start - due), ticker.read() - start, outcome);
+            listener.onExecution(work, Math.max(0L, start - due), ticker.read() - start, outcome);
         }
     }
 

@@ -8,7 +8,12 @@ import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 import io.timedjobs.scheduler.ExecutionListener;
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
+import io.timedjobs.scheduler.spring.JobRegistry;
+import io.timedjobs.scheduler.spring.TrackedJob;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The meters of one scheduler.
@@ -19,6 +24,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code scheduler.queue.depth}: tasks waiting in the queue;
  *   <li>{@code scheduler.lateness}: how far the most overdue waiting task is past its due time now;
  *   <li>{@code scheduler.task.lateness}: one sample per execution, start time minus due time;
+ *       tagged {@code job=<bean>.<method>} for runs of {@code @Scheduled} methods;
  *   <li>{@code scheduler.tasks.active}, {@code scheduler.pool.size};
  *   <li>{@code scheduler.tasks.completed}, {@code scheduler.tasks.failed}, {@code
  *       scheduler.tasks.rejected}: counters.
@@ -34,17 +40,66 @@ final class SchedulerMetrics {
 
     static final String SCHEDULER_TAG = "scheduler";
     static final String EXECUTOR_NAME_TAG = "name";
+    static final String JOB_TAG = "job";
+
+    /**
+     * The {@code job} tag of executions that belong to no {@code @Scheduled} method. Prometheus
+     * wants every series of one meter to carry the same tag keys, and reads an empty value as no
+     * label at all.
+     */
+    static final String NO_JOB = "";
 
     private SchedulerMetrics() {}
 
-    /** Returns a listener that records each execution's lateness in a new timer. */
+    /**
+     * Returns a listener that records each execution's lateness: runs of a {@code @Scheduled}
+     * method in a timer tagged {@code job=<bean>.<method>} (one per method, created at its first
+     * run), every other execution in the timer without a {@code job} tag.
+     */
     static ExecutionListener latenessTimer(MeterRegistry registry, String schedulerName, boolean histogram) {
-        Timer timer = Timer.builder("scheduler.task.lateness")
-                .description("Start time minus due time of each task execution")
-                .tags(Tags.of(SCHEDULER_TAG, schedulerName))
-                .publishPercentileHistogram(histogram)
-                .register(registry);
-        return (latenessNanos, durationNanos, outcome) -> timer.record(latenessNanos, TimeUnit.NANOSECONDS);
+        return new LatenessTimers(registry, schedulerName, histogram);
+    }
+
+    /** Thread-safe: the lateness timers of one scheduler. */
+    private static final class LatenessTimers implements ExecutionListener {
+        private final MeterRegistry registry;
+        private final String schedulerName;
+        private final boolean histogram;
+        private final Timer untagged;
+        private final Map<String, Timer> byJob = new ConcurrentHashMap<>();
+        private final Function<String, Timer> newJobTimer = this::jobTimer;
+
+        LatenessTimers(MeterRegistry registry, String schedulerName, boolean histogram) {
+            this.registry = registry;
+            this.schedulerName = schedulerName;
+            this.histogram = histogram;
+            this.untagged = timer(Tags.of(SCHEDULER_TAG, schedulerName, JOB_TAG, NO_JOB));
+        }
+
+        private Timer jobTimer(String job) {
+            return timer(Tags.of(SCHEDULER_TAG, schedulerName, JOB_TAG, job));
+        }
+
+        private Timer timer(Tags tags) {
+            return Timer.builder("scheduler.task.lateness")
+                    .description("Start time minus due time of each task execution")
+                    .tags(tags)
+                    .publishPercentileHistogram(histogram)
+                    .register(registry);
+        }
+
+        @Override
+        public void onExecution(long latenessNanos, long durationNanos, Outcome outcome) {
+            untagged.record(latenessNanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public void onExecution(Object work, long latenessNanos, long durationNanos, Outcome outcome) {
+            TrackedJob job = JobRegistry.jobOf(work);
+            Timer timer =
+                    job != null && job.isScheduledMethod() ? byJob.computeIfAbsent(job.name(), newJobTimer) : untagged;
+            timer.record(latenessNanos, TimeUnit.NANOSECONDS);
+        }
     }
 
     /** Registers the gauges and counters that read the engine's live figures. */

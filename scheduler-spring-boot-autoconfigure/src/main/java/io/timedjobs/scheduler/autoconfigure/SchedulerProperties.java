@@ -447,6 +447,33 @@ public class SchedulerProperties {
     }
 
     // ---------------------------------------------------------------------------------------------
+    // The live page
+
+    private final Dashboard dashboard = new Dashboard();
+
+    public Dashboard getDashboard() {
+        return dashboard;
+    }
+
+    /** The live page of jobs, lateness and durable tasks (servlet web applications). */
+    public static class Dashboard {
+
+        /**
+         * Whether to serve the live page at '/timed-jobs' and its data at '/timed-jobs/data'.
+         * Secure them as any other page of the application.
+         */
+        private boolean enabled = false;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
     // Durable tasks (scheduler-jdbc)
 
     private final Durable durable = new Durable();

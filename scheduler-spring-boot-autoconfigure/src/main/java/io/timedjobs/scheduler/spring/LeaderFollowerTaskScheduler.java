@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.spring;
 
 import io.timedjobs.scheduler.ExecutionListener;
+import io.timedjobs.scheduler.ExecutionListener.Outcome;
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
 import io.timedjobs.scheduler.ManualTicker;
 import io.timedjobs.scheduler.MisfirePolicy;
@@ -21,9 +22,11 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanNameAware;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.ApplicationListener;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.task.TaskDecorator;
@@ -111,6 +114,8 @@ public class LeaderFollowerTaskScheduler
     private volatile @Nullable LeaderFollowerScheduler scheduler;
 
     private final PauseGate gate = new PauseGate();
+
+    private final JobRegistry jobRegistry = new JobRegistry(this::beanNameOf, this::getClock);
 
     /**
      * Whether shutdown waits for destroy() instead of starting when the context closes; set by
@@ -416,18 +421,54 @@ public class LeaderFollowerTaskScheduler
     }
 
     private ExecutionListener combinedListener() {
-        if (executionListeners.isEmpty()) {
-            return ExecutionListener.none();
-        }
-        if (executionListeners.size() == 1) {
-            return executionListeners.get(0);
-        }
-        ExecutionListener[] listeners = executionListeners.toArray(new ExecutionListener[0]);
-        return (latenessNanos, durationNanos, outcome) -> {
-            for (ExecutionListener listener : listeners) {
-                listener.onExecution(latenessNanos, durationNanos, outcome);
+        List<ExecutionListener> all = new ArrayList<>(executionListeners);
+        all.add(JobRegistry.recorder());
+        ExecutionListener[] listeners = all.toArray(new ExecutionListener[0]);
+        return new ExecutionListener() {
+            @Override
+            public void onExecution(long latenessNanos, long durationNanos, Outcome outcome) {
+                for (ExecutionListener listener : listeners) {
+                    listener.onExecution(latenessNanos, durationNanos, outcome);
+                }
+            }
+
+            @Override
+            public void onExecution(Object work, long latenessNanos, long durationNanos, Outcome outcome) {
+                for (ExecutionListener listener : listeners) {
+                    listener.onExecution(work, latenessNanos, durationNanos, outcome);
+                }
             }
         };
+    }
+
+    /** Returns the repeating jobs of this scheduler, to list them, pause them or run them now. */
+    public JobRegistry getJobRegistry() {
+        return jobRegistry;
+    }
+
+    /**
+     * Runs a job's work once, now, outside its schedule; its schedule is untouched.
+     *
+     * @throws TaskRejectedException if this scheduler is shut down
+     */
+    public ScheduledFuture<?> runNow(TrackedJob job) {
+        return schedule(job.runOnce(), getClock().instant());
+    }
+
+    private @Nullable String beanNameOf(Object target) {
+        if (applicationContext instanceof ConfigurableApplicationContext context) {
+            try {
+                ConfigurableListableBeanFactory beans = context.getBeanFactory();
+                for (String name : beans.getSingletonNames()) {
+                    if (beans.getSingleton(name) == target) {
+                        return name;
+                    }
+                }
+            } catch (IllegalStateException closed) {
+                return null;
+            }
+        }
+        return null;
     }
 
     /**
@@ -459,9 +500,9 @@ public class LeaderFollowerTaskScheduler
     public @Nullable ScheduledFuture<?> schedule(Runnable task, Trigger trigger) {
         Objects.requireNonNull(trigger, "trigger");
         LeaderFollowerScheduler engine = getScheduledExecutor();
-        Runnable wrapped = repeating(task);
+        AdaptedTask wrapped = repeating(task, JobRegistry.describe(trigger));
         try {
-            return engine.schedule(wrapped, new TriggerRecurrence(trigger));
+            return wrapped.attach(engine.schedule(wrapped, new TriggerRecurrence(trigger)));
         } catch (RejectedExecutionException ex) {
             throw rejected(task, ex);
         }
@@ -502,9 +543,10 @@ public class LeaderFollowerTaskScheduler
     private ScheduledFuture<?> fixedRate(Runnable task, long initialDelayNanos, Duration period) {
         long periodNanos = positiveNanos(period, "period");
         LeaderFollowerScheduler engine = getScheduledExecutor();
-        Runnable wrapped = repeating(task);
+        AdaptedTask wrapped = repeating(task, "every " + JobRegistry.words(period));
         try {
-            return engine.scheduleAtFixedRate(wrapped, initialDelayNanos, periodNanos, TimeUnit.NANOSECONDS);
+            return wrapped.attach(
+                    engine.scheduleAtFixedRate(wrapped, initialDelayNanos, periodNanos, TimeUnit.NANOSECONDS));
         } catch (RejectedExecutionException ex) {
             throw rejected(task, ex);
         }
@@ -513,9 +555,10 @@ public class LeaderFollowerTaskScheduler
     private ScheduledFuture<?> fixedDelay(Runnable task, long initialDelayNanos, Duration delay) {
         long delayNanos = positiveNanos(delay, "delay");
         LeaderFollowerScheduler engine = getScheduledExecutor();
-        Runnable wrapped = repeating(task);
+        AdaptedTask wrapped = repeating(task, JobRegistry.words(delay) + " after each run");
         try {
-            return engine.scheduleWithFixedDelay(wrapped, initialDelayNanos, delayNanos, TimeUnit.NANOSECONDS);
+            return wrapped.attach(
+                    engine.scheduleWithFixedDelay(wrapped, initialDelayNanos, delayNanos, TimeUnit.NANOSECONDS));
         } catch (RejectedExecutionException ex) {
             throw rejected(task, ex);
         }
@@ -561,14 +604,14 @@ public class LeaderFollowerTaskScheduler
     // Failures of repeating tasks travel to the engine, which counts them and calls
     // handleRepeatingFailure.
 
-    private Runnable repeating(Runnable task) {
+    private AdaptedTask repeating(Runnable task, String schedule) {
         Objects.requireNonNull(task, "task");
-        return new AdaptedTask(decorate(task), false);
+        return new AdaptedTask(decorate(task), jobRegistry.track(task, schedule));
     }
 
     private Runnable oneShot(Runnable task) {
         Objects.requireNonNull(task, "task");
-        return new AdaptedTask(decorate(task), true);
+        return new AdaptedTask(decorate(task), null);
     }
 
     private Runnable decorate(Runnable task) {
@@ -586,21 +629,38 @@ public class LeaderFollowerTaskScheduler
      * reports a failure to the error handler (by default: logs it and lets it reach the future).
      * One object per task: a repeating task's failures reach the error handler through the engine.
      */
-    private final class AdaptedTask implements Runnable {
+    private final class AdaptedTask implements Runnable, JobRegistry.JobWork {
         private final Runnable task;
-        private final boolean oneShot;
+        /** The repeating job this task runs; null for a one-shot task. */
+        private final @Nullable TrackedJob job;
 
-        AdaptedTask(Runnable task, boolean oneShot) {
+        AdaptedTask(Runnable task, @Nullable TrackedJob job) {
             this.task = task;
-            this.oneShot = oneShot;
+            this.job = job;
+        }
+
+        @Override
+        public @Nullable TrackedJob trackedJob() {
+            return job;
+        }
+
+        ScheduledFuture<?> attach(ScheduledFuture<?> future) {
+            TrackedJob tracked = job;
+            if (tracked != null) {
+                tracked.attach(future);
+            }
+            return future;
         }
 
         @Override
         public void run() {
             gate.enter();
             try {
-                if (oneShot) {
+                TrackedJob tracked = job;
+                if (tracked == null) {
                     runOneShot();
+                } else if (tracked.isPaused()) {
+                    tracked.skipping();
                 } else {
                     task.run();
                 }

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.internal;
 
+import io.timedjobs.scheduler.NamedJob;
 import io.timedjobs.scheduler.jdbc.ClusterJobStats;
 import io.timedjobs.scheduler.jdbc.ClusterJobStats.SkipReason;
 import io.timedjobs.scheduler.jdbc.DatabaseClock;
@@ -29,7 +30,7 @@ import org.springframework.scheduling.TriggerContext;
  * written yet, or a fixed-delay job runs elsewhere), the trigger returns a wake-up one poll
  * interval ahead and the run does nothing.
  */
-public abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger {
+public abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJob {
 
     private static final Log logger = LogFactory.getLog(ClusteredJob.class);
 
@@ -71,6 +72,21 @@ public abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger {
     /** Returns the job's name. */
     public String name() {
         return name;
+    }
+
+    @Override
+    public String jobName() {
+        return name;
+    }
+
+    @Override
+    public Runnable unscheduledRun() {
+        return task;
+    }
+
+    @Override
+    public boolean sharedByInstances() {
+        return true;
     }
 
     @Override

@@ -48,4 +48,9 @@ public final class CronJob extends ClusteredJob {
     protected void runFire(Instant fire) {
         recordAndRun(fire);
     }
+
+    @Override
+    public String jobSchedule() {
+        return "cron " + expression + " (" + zone.getId() + ")";
+    }
 }

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.internal;
 
+import io.timedjobs.scheduler.NamedJob;
 import io.timedjobs.scheduler.jdbc.ClusterJobStats.SkipReason;
 import java.time.Duration;
 import java.time.Instant;
@@ -112,5 +113,10 @@ public final class FixedDelayJob extends ClusteredJob {
                 context.outages().failed("completion of job " + name, ex);
             }
         }
+    }
+
+    @Override
+    public String jobSchedule() {
+        return NamedJob.words(delay) + " after each run";
     }
 }

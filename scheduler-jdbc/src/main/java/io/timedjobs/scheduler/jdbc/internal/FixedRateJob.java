@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.internal;
 
+import io.timedjobs.scheduler.NamedJob;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -89,5 +90,10 @@ public final class FixedRateJob extends ClusteredJob {
     @Override
     protected void runFire(Instant fire) {
         recordAndRun(fire);
+    }
+
+    @Override
+    public String jobSchedule() {
+        return "every " + NamedJob.words(period);
     }
 }

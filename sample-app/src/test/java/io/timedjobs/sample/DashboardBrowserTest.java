@@ -1,0 +1,95 @@
+package io.timedjobs.sample;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
+import io.timedjobs.scheduler.spring.TrackedJob;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.env.Environment;
+
+/**
+ * The page at /timed-jobs of the running sample, in a real browser: headless Chromium loads it,
+ * its scripts fetch the data and draw the jobs, and their run counts move from one load to the
+ * next. A screenshot is saved as {@code target/timed-jobs.png}. Skipped where no Chromium is
+ * installed.
+ */
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "sample.jobs.heartbeat-rate=200ms",
+            "sample.jobs.cleanup-delay=300ms",
+            "sample.jobs.report-cron=* * * * * *",
+            "sample.jobs.warm-up-delay=200ms",
+            "spring.datasource.url=jdbc:h2:mem:sample-dashboard-test",
+            "timed-jobs.cluster.poll-interval=100ms"
+        })
+@Timeout(180)
+class DashboardBrowserTest {
+
+    private static final Duration LONG = Duration.ofMillis(
+            Math.round(60_000 * Double.parseDouble(System.getProperty("timedjobs.test.delayScale", "1"))));
+
+    private static final Pattern RUNS =
+            Pattern.compile("<tr data-job=\"([^\"]+)\">.*?<td class=\"num runs\">(\\d+)", Pattern.DOTALL);
+
+    @Autowired
+    private Environment environment;
+
+    @Autowired
+    private LeaderFollowerTaskScheduler scheduler;
+
+    private String url() {
+        return "http://localhost:" + environment.getRequiredProperty("local.server.port") + "/timed-jobs";
+    }
+
+    /** The sample's four jobs appear on the page, their counts move between two loads, and a screenshot is saved. */
+    @Test
+    void shouldShowJobsWithMovingCounts() throws Exception {
+        Chromium chromium = Chromium.find().orElse(null);
+        Assumptions.assumeTrue(
+                chromium != null,
+                "No Chromium on the PATH (Debian: apt-get install chromium): the browser test of /timed-jobs is skipped");
+        await().atMost(LONG).until(() -> scheduler.getJobRegistry().jobs().size() == 4);
+
+        Map<String, Long> first = runsOnPage(chromium.dumpDom(url(), LONG));
+        assertThat(first)
+                .containsOnlyKeys(
+                        "sampleJobs.heartbeat", "sampleJobs.cleanup", "sampleJobs.report", "sampleJobs.warmUp");
+
+        long heartbeatsSeen = first.get("sampleJobs.heartbeat");
+        TrackedJob heartbeat =
+                scheduler.getJobRegistry().find("sampleJobs.heartbeat").orElseThrow();
+        await().atMost(LONG).until(() -> heartbeat.snapshot().runs() > heartbeatsSeen);
+
+        Map<String, Long> second = runsOnPage(chromium.dumpDom(url(), LONG));
+        assertThat(second.get("sampleJobs.heartbeat")).isGreaterThan(heartbeatsSeen);
+
+        Path png = Path.of("target", "timed-jobs.png");
+        Files.deleteIfExists(png);
+        chromium.screenshot(url(), png, LONG);
+        assertThat(png).isNotEmptyFile();
+    }
+
+    /** Returns each job row's run count, as the page drew it. */
+    private static Map<String, Long> runsOnPage(String dom) {
+        Map<String, Long> runs = new LinkedHashMap<>();
+        Matcher matcher = RUNS.matcher(dom);
+        while (matcher.find()) {
+            runs.put(matcher.group(1), Long.parseLong(matcher.group(2)));
+        }
+        assertThat(runs).as("job rows in the page:%n%s", dom).isNotEmpty();
+        return runs;
+    }
+}

@@ -1,0 +1,60 @@
+package io.timedjobs.scheduler.dashboard;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.http.CacheControl;
+import org.springframework.http.MediaType;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.RouterFunctions;
+import org.springframework.web.servlet.function.ServerResponse;
+
+/**
+ * Thread-safe: the live page at {@code /timed-jobs} and its data at {@code /timed-jobs/data}, as
+ * Spring MVC routes that exist only when the application switches the page on. The data are the
+ * {@link TimedJobsView} of the actuator endpoint, served here so that the page works whether or
+ * not actuator is exposed, or on another port.
+ */
+public final class DashboardRoutes {
+
+    /** Where the page is served. */
+    public static final String PATH = "/timed-jobs";
+
+    static final String PAGE = "io/timedjobs/scheduler/dashboard/timed-jobs.html";
+
+    private DashboardRoutes() {}
+
+    /** Returns the two routes, reading the page once. */
+    public static RouterFunction<ServerResponse> routes(TimedJobsReport report) {
+        Objects.requireNonNull(report, "report");
+        String page = readPage();
+        return RouterFunctions.route()
+                .GET(PATH, request -> html(page))
+                .GET(PATH + "/", request -> html(page))
+                .GET(
+                        PATH + "/data",
+                        request -> ServerResponse.ok()
+                                .cacheControl(CacheControl.noStore())
+                                .contentType(MediaType.APPLICATION_JSON)
+                                .body(report.view()))
+                .build();
+    }
+
+    private static ServerResponse html(String page) {
+        return ServerResponse.ok()
+                .cacheControl(CacheControl.noStore())
+                .contentType(new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8))
+                .body(page);
+    }
+
+    private static String readPage() {
+        try (InputStream in = new ClassPathResource(PAGE, DashboardRoutes.class.getClassLoader()).getInputStream()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read the page " + PAGE + " from the class path", e);
+        }
+    }
+}

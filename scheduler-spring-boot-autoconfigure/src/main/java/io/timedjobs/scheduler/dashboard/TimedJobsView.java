@@ -1,0 +1,125 @@
+package io.timedjobs.scheduler.dashboard;
+
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Immutable, any thread: everything the {@code timedjobs} endpoint and the live page show, as they
+ * serialize it to JSON. Times are ISO-8601 strings, durations milliseconds.
+ *
+ * @param scheduler the scheduler and its queue
+ * @param jobs every repeating job, in order of registration
+ * @param cluster instances and durable tasks; null without {@code scheduler-jdbc}
+ */
+public record TimedJobsView(
+        SchedulerView scheduler,
+        List<JobView> jobs,
+        @Nullable ClusterView cluster) {
+
+    /**
+     * The scheduler and its queue.
+     *
+     * @param name its bean name
+     * @param status {@code UP} while it runs, {@code PAUSED} while its context is stopped, {@code
+     *     DOWN} once shut down
+     * @param late whether its most overdue task is past {@code timed-jobs.health.lateness-threshold}
+     * @param queueDepth tasks waiting in the queue
+     * @param active tasks running now
+     * @param poolSize live worker threads
+     * @param latenessMillis how far the most overdue waiting task is past its due time now
+     * @param completed executions finished
+     * @param failed executions that threw
+     */
+    public record SchedulerView(
+            String name,
+            String status,
+            boolean late,
+            int queueDepth,
+            int active,
+            int poolSize,
+            double latenessMillis,
+            long completed,
+            long failed) {}
+
+    /**
+     * One repeating job.
+     *
+     * @param name bean and method for {@code @Scheduled} methods
+     * @param trigger its schedule in words
+     * @param clustered whether each fire runs on one instance only
+     * @param paused whether its runs are skipped
+     * @param nextRun when it runs next here
+     * @param lastRun when its last run started here
+     * @param lastOutcome {@code SUCCESS} or {@code ERROR}, as Spring names task outcomes
+     * @param lastDurationMillis how long its last run took
+     * @param lateness lateness of its recent runs
+     * @param runs runs here so far
+     * @param failures runs that threw
+     */
+    public record JobView(
+            String name,
+            String trigger,
+            boolean clustered,
+            boolean paused,
+            @Nullable String nextRun,
+            @Nullable String lastRun,
+            @Nullable String lastOutcome,
+            @Nullable Double lastDurationMillis,
+            LatenessView lateness,
+            long runs,
+            long failures) {}
+
+    /**
+     * Lateness (start time minus due time) of a job's most recent runs.
+     *
+     * @param p50Millis median
+     * @param p99Millis 99th percentile
+     * @param maxMillis largest
+     * @param recentMillis each run's, oldest first
+     */
+    public record LatenessView(double p50Millis, double p99Millis, double maxMillis, List<Double> recentMillis) {}
+
+    /**
+     * Instances sharing the database, and durable tasks.
+     *
+     * @param instance this instance's name
+     * @param instances every registered instance
+     * @param durable durable tasks; null when they are off
+     */
+    public record ClusterView(
+            String instance,
+            List<InstanceView> instances,
+            @Nullable DurableView durable) {}
+
+    /**
+     * One instance.
+     *
+     * @param name its name
+     * @param startedAt when it registered
+     * @param heartbeatAt its last heartbeat
+     */
+    public record InstanceView(String name, String startedAt, String heartbeatAt) {}
+
+    /**
+     * Durable tasks in the database.
+     *
+     * @param counts tasks by state, every state listed
+     * @param failed the failed ones, earliest due first, at most {@value ClusterReport#FAILED_LISTED}
+     */
+    public record DurableView(Map<String, Long> counts, List<FailedTaskView> failed) {}
+
+    /**
+     * A durable task that ran out of attempts.
+     *
+     * @param handler its handler
+     * @param key its key
+     * @param attempts how many times it was started
+     * @param lastError the message of its last failure
+     */
+    public record FailedTaskView(
+            String handler,
+            String key,
+            int attempts,
+            @Nullable String lastError) {}
+}

@@ -1,0 +1,161 @@
+package io.timedjobs.scheduler.spring;
+
+import io.timedjobs.scheduler.ExecutionListener.Outcome;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe: one repeating job of a {@link LeaderFollowerTaskScheduler}, with what it takes to
+ * show it (schedule, next and last run, outcome, lateness of its recent runs) and to act on it
+ * (pause, resume, run once now). Workers record each run; readers take a {@link #snapshot()}.
+ *
+ * <p>Its figures cost a fixed amount of memory whatever the number of runs: counters, the last
+ * run, and a {@link LatenessWindow}. Recording a run allocates nothing.
+ */
+public final class TrackedJob {
+
+    private final String name;
+    private final String schedule;
+    private final boolean sharedByInstances;
+    private final boolean scheduledMethod;
+    private final Runnable runOnce;
+    private final Clock clock;
+
+    /** Set once the engine accepted the job; null before, and for a job it refused. */
+    private volatile @Nullable ScheduledFuture<?> future;
+
+    private volatile boolean paused;
+
+    // Guarded by this. Runs of one job never overlap, so this monitor is never contended by
+    // workers; it gives readers a consistent view.
+    private final LatenessWindow window = new LatenessWindow();
+    private long runs;
+    private long failures;
+    private long lastRunEpochMillis = -1L;
+    private long lastDurationNanos;
+    private @Nullable Outcome lastOutcome;
+    /** Set by the worker that skipped a run of the paused job, read by the same worker's record. */
+    private boolean skipped;
+
+    TrackedJob(
+            String name,
+            String schedule,
+            boolean sharedByInstances,
+            boolean scheduledMethod,
+            Runnable runOnce,
+            Clock clock) {
+        this.name = name;
+        this.schedule = schedule;
+        this.sharedByInstances = sharedByInstances;
+        this.scheduledMethod = scheduledMethod;
+        this.runOnce = runOnce;
+        this.clock = clock;
+    }
+
+    /** Returns the job's name: bean and method for {@code @Scheduled} methods. */
+    public String name() {
+        return name;
+    }
+
+    /** Returns the schedule in words. */
+    public String schedule() {
+        return schedule;
+    }
+
+    /** Returns whether the job is a {@code @Scheduled} method, one meter tag value per method. */
+    public boolean isScheduledMethod() {
+        return scheduledMethod;
+    }
+
+    /** Returns whether several instances share the job's fires. */
+    public boolean isSharedByInstances() {
+        return sharedByInstances;
+    }
+
+    /** Returns whether runs are skipped until {@link #resume()}. */
+    public boolean isPaused() {
+        return paused;
+    }
+
+    /** Skips the job's runs on this scheduler from now on; a run already started finishes. */
+    public void pause() {
+        paused = true;
+    }
+
+    /** Runs the job again at its next time. */
+    public void resume() {
+        paused = false;
+    }
+
+    /** Returns what runs the job's work once, outside its schedule. */
+    Runnable runOnce() {
+        return runOnce;
+    }
+
+    /** Returns whether the job was cancelled or ended. */
+    boolean isEnded() {
+        ScheduledFuture<?> f = future;
+        return f != null && f.isDone();
+    }
+
+    void attach(ScheduledFuture<?> future) {
+        this.future = future;
+    }
+
+    /** Called by the worker about to skip a run because the job is paused. */
+    synchronized void skipping() {
+        skipped = true;
+    }
+
+    /** Records one run; called by the worker that ran it. */
+    synchronized void record(long latenessNanos, long durationNanos, Outcome outcome) {
+        if (skipped) {
+            skipped = false;
+            return;
+        }
+        runs++;
+        if (outcome == Outcome.FAILED) {
+            failures++;
+        }
+        lastOutcome = outcome;
+        lastDurationNanos = durationNanos;
+        lastRunEpochMillis = clock.millis() - TimeUnit.NANOSECONDS.toMillis(durationNanos);
+        window.add(latenessNanos);
+    }
+
+    /** Returns the job's figures now. */
+    public JobSnapshot snapshot() {
+        ScheduledFuture<?> f = future;
+        Instant nextRun = null;
+        if (f != null && !f.isDone()) {
+            nextRun = clock.instant().plusNanos(f.getDelay(TimeUnit.NANOSECONDS));
+        }
+        synchronized (this) {
+            long[] recent = window.recent();
+            long[] sorted = LatenessWindow.sorted(recent);
+            return new JobSnapshot(
+                    name,
+                    schedule,
+                    sharedByInstances,
+                    paused,
+                    nextRun,
+                    lastRunEpochMillis < 0 ? null : Instant.ofEpochMilli(lastRunEpochMillis),
+                    lastOutcome,
+                    lastDurationNanos,
+                    runs,
+                    failures,
+                    recent,
+                    LatenessWindow.quantile(sorted, 0.5),
+                    LatenessWindow.quantile(sorted, 0.99),
+                    sorted.length == 0 ? 0L : sorted[sorted.length - 1]);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (" + schedule + ")";
+    }
+}
