@@ -19,7 +19,7 @@ class ReminderRestartTest {
     void shouldFireAReminderScheduledBeforeARestart(@TempDir Path directory) {
         String[] properties = {
             "--spring.datasource.url=jdbc:h2:file:"
-                    + directory.resolve("reminders").toAbsolutePath(),
+                    + directory.resolve("reminders").toAbsolutePath() + ";DB_CLOSE_ON_EXIT=FALSE",
             "--timed-jobs.cluster.poll-interval=100ms",
             "--timed-jobs.cluster.lease=2s",
             "--sample.jobs.report-cron=0 0 0 1 1 *"

@@ -125,7 +125,10 @@ class SampleApplicationTest {
         assertThat(blank.body()).contains("message must not be blank");
     }
 
-    /** The actuator answers for the scheduler's meters and lists the scheduled jobs. */
+    /**
+     * The actuator answers for the scheduler's meters, shows the timedJobs health component with its
+     * details and the scheduler's settings in info, and lists the scheduled jobs.
+     */
     @Test
     void shouldExposeActuatorEndpoints() throws Exception {
         HttpResponse<String> queueDepth = get("/actuator/metrics/scheduler.queue.depth");
@@ -135,6 +138,17 @@ class SampleApplicationTest {
         assertThat(get("/actuator/metrics/scheduler.task.lateness").statusCode())
                 .isEqualTo(200);
         assertThat(get("/actuator/health").body()).contains("UP");
+
+        HttpResponse<String> health = get("/actuator/health");
+        assertThat(health.statusCode()).isEqualTo(200);
+        assertThat(health.body())
+                .contains("\"timedJobs\"")
+                .contains("\"queueDepth\"")
+                .contains("\"poolSize\"");
+
+        HttpResponse<String> info = get("/actuator/info");
+        assertThat(info.statusCode()).isEqualTo(200);
+        assertThat(info.body()).contains("\"timedJobs\"").contains("\"awaitTerminationPeriod\"");
 
         HttpResponse<String> scheduledTasks = get("/actuator/scheduledtasks");
         assertThat(scheduledTasks.statusCode()).isEqualTo(200);

@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.jdbc;
 
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,11 +12,13 @@ import java.util.Objects;
 import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.core.io.support.EncodedResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.init.ScriptUtils;
 import org.springframework.util.FileCopyUtils;
 
@@ -66,6 +69,9 @@ public final class SchemaInitializer {
      */
     public void initialize(Mode mode) {
         Objects.requireNonNull(mode, "mode");
+        if (dialect == JdbcDialect.H2) {
+            warnIfClosedAtExit(configuredUrl(dataSource));
+        }
         if (mode == Mode.ALWAYS || (mode == Mode.EMBEDDED && isInMemory())) {
             if (dialect == JdbcDialect.H2) {
                 // H2's IF NOT EXISTS races on indexes; its databases are shared within one JVM only
@@ -98,6 +104,71 @@ public final class SchemaInitializer {
         } catch (SQLException ex) {
             throw new IllegalStateException("Timed Jobs could not read the URL of its database", ex);
         }
+    }
+
+    /**
+     * The URL the data source was configured with, settings included (H2's connection metadata
+     * drops them): HikariCP's getJdbcUrl, getUrl of Spring's and most pools' data sources, or getURL
+     * of H2's own; null when the data source shows none.
+     */
+    static @Nullable String configuredUrl(DataSource dataSource) {
+        DataSource target = dataSource;
+        while (target instanceof DelegatingDataSource delegating && delegating.getTargetDataSource() != null) {
+            target = delegating.getTargetDataSource();
+        }
+        for (String getter : List.of("getJdbcUrl", "getUrl", "getURL")) {
+            try {
+                Method method = target.getClass().getMethod(getter);
+                if (method.getReturnType() == String.class) {
+                    return (String) method.invoke(target);
+                }
+            } catch (ReflectiveOperationException | RuntimeException ex) {
+                // not this getter
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Warns once when an H2 database opened in this JVM (a file, mixed mode with AUTO_SERVER among
+     * them) closes itself at JVM exit: H2's shutdown hook then closes it while Spring is still
+     * closing, before the scheduler has released its claims and deregistered the instance.
+     */
+    static void warnIfClosedAtExit(@Nullable String url) {
+        if (url == null || !closesAtExit(url)) {
+            return;
+        }
+        String why = "Timed Jobs uses the H2 database " + url.split(";", 2)[0]
+                + ", which H2 closes itself when the JVM shuts down, while the application is still closing:"
+                + " durable task claims are then not released and this instance is not deregistered"
+                + " (\"Database is already closed\" errors at shutdown). The DataSource must outlive the"
+                + " scheduler. ";
+        if (url.toLowerCase(Locale.ROOT).replace(" ", "").contains(";auto_server=true")) {
+            logger.warn(why + "H2 refuses DB_CLOSE_ON_EXIT=FALSE with AUTO_SERVER=TRUE: for several instances,"
+                    + " run an H2 TCP server and connect with jdbc:h2:tcp://... instead, or use PostgreSQL.");
+        } else {
+            logger.warn(why + "Add \";DB_CLOSE_ON_EXIT=FALSE\" to the database URL (spring.datasource.url) so"
+                    + " that Spring closes the DataSource last.");
+        }
+    }
+
+    /**
+     * Whether the URL opens an H2 database in this JVM that H2 closes at JVM exit: not in memory,
+     * not a remote server (whose own JVM holds the database), and without DB_CLOSE_ON_EXIT=FALSE.
+     */
+    static boolean closesAtExit(@Nullable String url) {
+        if (url == null) {
+            return false;
+        }
+        String lower = url.toLowerCase(Locale.ROOT).replace(" ", "");
+        if (!lower.startsWith("jdbc:h2:")) {
+            return false;
+        }
+        String database = lower.substring("jdbc:h2:".length());
+        if (database.startsWith("mem:") || database.startsWith("tcp:") || database.startsWith("ssl:")) {
+            return false;
+        }
+        return !lower.contains(";db_close_on_exit=false");
     }
 
     private void runScript() {

@@ -25,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import tools.jackson.databind.json.JsonMapper;
@@ -91,8 +92,10 @@ public class DurableTaskAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public DurableTaskLifecycle durableTaskLifecycle(DurableTaskEngine engine, SchedulerProperties properties) {
-        return new DurableTaskLifecycle(engine, properties.getShutdown().getAwaitTerminationPeriod());
+    public DurableTaskLifecycle durableTaskLifecycle(
+            DurableTaskEngine engine, SchedulerProperties properties, Environment environment) {
+        return new DurableTaskLifecycle(
+                engine, SchedulerAutoConfiguration.shutdownWait(properties.getShutdown(), environment));
     }
 
     static DurableTaskSettings settings(SchedulerProperties properties) {

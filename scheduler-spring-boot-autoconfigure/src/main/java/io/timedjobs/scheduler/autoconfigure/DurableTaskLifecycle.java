@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.autoconfigure;
 import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
 import java.time.Duration;
+import java.util.Objects;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -17,8 +18,10 @@ public final class DurableTaskLifecycle implements SmartLifecycle {
     private final Duration awaitTermination;
 
     public DurableTaskLifecycle(DurableTaskEngine engine, Duration awaitTermination) {
-        this.engine = engine;
-        this.awaitTermination = awaitTermination;
+        this.engine = Objects.requireNonNull(engine, "engine");
+        this.awaitTermination = Objects.requireNonNull(
+                awaitTermination,
+                "awaitTermination: the longest wait for running tasks at stop (Duration.ZERO for none)");
     }
 
     @Override
@@ -34,6 +37,11 @@ public final class DurableTaskLifecycle implements SmartLifecycle {
     @Override
     public boolean isRunning() {
         return engine.isRunning();
+    }
+
+    /** The longest wait for running tasks at stop. */
+    Duration awaitTermination() {
+        return awaitTermination;
     }
 
     /** After the heartbeat on start, before it on stop. */

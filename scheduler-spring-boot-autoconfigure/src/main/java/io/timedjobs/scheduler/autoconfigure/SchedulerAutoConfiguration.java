@@ -101,10 +101,8 @@ public class SchedulerAutoConfiguration {
         SchedulerProperties.Shutdown shutdown = properties.getShutdown();
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(shutdown.isExecuteExistingDelayedTasks());
         scheduler.setContinueExistingPeriodicTasksAfterShutdownPolicy(shutdown.isContinueExistingPeriodicTasks());
-        boolean awaitTermination = awaitTermination(shutdown, environment);
-        scheduler.setWaitForTasksToCompleteOnShutdown(awaitTermination);
-        scheduler.setAwaitTerminationPeriod(
-                awaitTermination ? awaitTerminationPeriod(shutdown, environment) : Duration.ZERO);
+        scheduler.setWaitForTasksToCompleteOnShutdown(awaitTermination(shutdown, environment));
+        scheduler.setAwaitTerminationPeriod(shutdownWait(shutdown, environment));
         TaskDecorator decorator = taskDecorator.getIfUnique();
         if (decorator != null) {
             scheduler.setTaskDecorator(decorator);
@@ -117,6 +115,15 @@ public class SchedulerAutoConfiguration {
     static SchedulerStartupReport timedJobsStartupReport(
             ConfigurableListableBeanFactory beanFactory, Environment environment) {
         return new SchedulerStartupReport(beanFactory, environment);
+    }
+
+    /**
+     * How long closing the context waits for running tasks: the await-termination period when
+     * shutdown waits (timed-jobs first, then Spring Boot's spring.task.scheduling keys, else 30s), zero
+     * when it does not. Shared by the in-memory scheduler and the durable task engine.
+     */
+    static Duration shutdownWait(SchedulerProperties.Shutdown shutdown, Environment environment) {
+        return awaitTermination(shutdown, environment) ? awaitTerminationPeriod(shutdown, environment) : Duration.ZERO;
     }
 
     private static boolean awaitTermination(SchedulerProperties.Shutdown shutdown, Environment environment) {

@@ -17,14 +17,23 @@ import io.timedjobs.scheduler.jdbc.durable.PayloadCodec;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.ContextClosedEvent;
 
+@ExtendWith(OutputCaptureExtension.class)
 class DurableTaskAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -110,6 +119,95 @@ class DurableTaskAutoConfigurationTest {
             assertThat(context.getBean(Observed.class).observed)
                     .containsExactly(ObservedDurableExecution.NAME + " reminders");
         });
+    }
+
+    /**
+     * A handler that, once started, keeps running until the context is closing and the closing
+     * thread waits for the durable engine to terminate: it finishes only if the engine's stop waits.
+     */
+    static final class SlowHandler implements DurableTaskHandler<String>, ApplicationListener<ContextClosedEvent> {
+        final CountDownLatch started = new CountDownLatch(1);
+        final AtomicBoolean closing = new AtomicBoolean();
+        final AtomicBoolean finished = new AtomicBoolean();
+        volatile Thread closer;
+
+        @Override
+        public Class<String> payloadType() {
+            return String.class;
+        }
+
+        @Override
+        public void onApplicationEvent(ContextClosedEvent event) {
+            closer = Thread.currentThread();
+            closing.set(true);
+        }
+
+        @Override
+        public void handle(DurableTask<String> task) {
+            started.countDown();
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> closing.get() && closer.getState() == Thread.State.TIMED_WAITING);
+            finished.set(true);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SlowApp {
+        @Bean
+        DataSource dataSource() {
+            return ClusterAutoConfigurationTest.h2();
+        }
+
+        @Bean
+        SlowHandler slow() {
+            return new SlowHandler();
+        }
+    }
+
+    /**
+     * With default shutdown properties, closing the context stops the durable engine without a
+     * failure: it waits for the running handler and writes its outcome (the row of a done task goes).
+     */
+    @Test
+    void shouldStopTheEngineWithDefaultPropertiesAfterItsRunningHandler(CapturedOutput output) throws Exception {
+        SlowHandler[] slow = new SlowHandler[1];
+        DurableTasks[] tasks = new DurableTasks[1];
+        runner.withUserConfiguration(SlowApp.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(DurableTaskLifecycle.class).awaitTermination())
+                    .isEqualTo(Duration.ofSeconds(30));
+            slow[0] = context.getBean(SlowHandler.class);
+            tasks[0] = context.getBean(DurableTasks.class);
+            tasks[0].schedule("slow", "k", Duration.ZERO, "payload");
+            assertThat(slow[0].started.await(10, TimeUnit.SECONDS)).isTrue();
+        });
+
+        assertThat(slow[0].finished).isTrue();
+        assertThat(tasks[0].find("slow", "k")).isEmpty();
+        assertThat(output).doesNotContain("Failed to stop bean").doesNotContain("NullPointerException");
+    }
+
+    /** The engine's wait at stop follows Spring Boot's scheduling keys, and timed-jobs' own keys win. */
+    @Test
+    void shouldResolveTheDurableShutdownWaitLikeTheScheduler() {
+        runner.withUserConfiguration(App.class)
+                .withPropertyValues("spring.task.scheduling.shutdown.await-termination-period=7s")
+                .run(context -> assertThat(
+                                context.getBean(DurableTaskLifecycle.class).awaitTermination())
+                        .isEqualTo(Duration.ofSeconds(7)));
+        runner.withUserConfiguration(App.class)
+                .withPropertyValues(
+                        "spring.task.scheduling.shutdown.await-termination-period=7s",
+                        "timed-jobs.shutdown.await-termination-period=3s")
+                .run(context -> assertThat(
+                                context.getBean(DurableTaskLifecycle.class).awaitTermination())
+                        .isEqualTo(Duration.ofSeconds(3)));
+        runner.withUserConfiguration(App.class)
+                .withPropertyValues("timed-jobs.shutdown.await-termination=false")
+                .run(context -> assertThat(
+                                context.getBean(DurableTaskLifecycle.class).awaitTermination())
+                        .isZero());
     }
 
     /** The meters of the engine carry its figures. */

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
@@ -149,8 +150,13 @@ public final class DurableTaskEngine {
     /**
      * Hands claimed tasks that have not started back to the database, then waits up to {@code timeout}
      * for running ones to finish; idempotent.
+     *
+     * @param timeout the longest wait for running tasks, {@link Duration#ZERO} for none; not null
+     * @throws NullPointerException when {@code timeout} is null, before anything is stopped
      */
     public synchronized void stop(Duration timeout) {
+        Objects.requireNonNull(
+                timeout, "timeout: the longest wait for running durable tasks at stop (Duration.ZERO for none)");
         if (workers == null) {
             return;
         }

@@ -211,6 +211,22 @@ class DurableTaskEngineTest {
         assertThat(handlerA.runsOf("k")).isZero();
     }
 
+    /** A null timeout is refused at stop with a message that names it, and the engine keeps running. */
+    @Test
+    void shouldRefuseANullTimeoutAtStop() {
+        DurableTaskEngine engine =
+                start(DurableTestSupport.database(TestDatabases.Kind.H2.newDatabase()), "a", new RecordingHandler());
+
+        assertThatThrownBy(() -> engine.stop(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("timeout")
+                .hasMessageContaining("Duration.ZERO");
+
+        assertThat(engine.isRunning()).isTrue();
+        engine.stop(Duration.ofSeconds(5));
+        assertThat(engine.isRunning()).isFalse();
+    }
+
     /** A task survives a full restart of the only instance. */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)
