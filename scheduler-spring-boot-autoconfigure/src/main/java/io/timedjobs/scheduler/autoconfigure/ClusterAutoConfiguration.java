@@ -123,7 +123,7 @@ public class ClusterAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public ClusterInstance timedJobsClusterInstance(ClusterDatabase database, SchedulerProperties properties) {
-        SchedulerProperties.Cluster cluster = properties.getCluster();
+        ClusterProperties cluster = properties.getCluster();
         String name = cluster.getInstanceName();
         return new ClusterInstance(
                 database.jdbc(),
@@ -157,7 +157,7 @@ public class ClusterAutoConfiguration {
             DatabaseClock clock,
             SchedulerProperties properties,
             ConfigurableListableBeanFactory beanFactory) {
-        SchedulerProperties.Cluster cluster = properties.getCluster();
+        ClusterProperties cluster = properties.getCluster();
         ClusteredJobs jobs = new ClusteredJobs(
                 database,
                 heartbeat,

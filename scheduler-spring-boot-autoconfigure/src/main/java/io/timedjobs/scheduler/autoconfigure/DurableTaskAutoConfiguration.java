@@ -99,8 +99,8 @@ public class DurableTaskAutoConfiguration {
     }
 
     static DurableTaskSettings settings(SchedulerProperties properties) {
-        SchedulerProperties.Cluster cluster = properties.getCluster();
-        SchedulerProperties.Durable durable = properties.getDurable();
+        ClusterProperties cluster = properties.getCluster();
+        DurableProperties durable = properties.getDurable();
         Integer poolSize = durable.getPoolSize();
         return new DurableTaskSettings(
                 cluster.getLookahead(),

@@ -2,12 +2,10 @@ package io.timedjobs.scheduler.autoconfigure;
 
 import io.timedjobs.scheduler.MisfirePolicy;
 import java.time.Duration;
-import java.time.ZoneId;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Settings of the auto-configured scheduler, under {@code timed-jobs}: every key of the starter
@@ -255,195 +253,18 @@ public class SchedulerProperties {
     // ---------------------------------------------------------------------------------------------
     // Several instances (scheduler-jdbc)
 
-    private final Cluster cluster = new Cluster();
+    @NestedConfigurationProperty
+    private final ClusterProperties cluster = new ClusterProperties();
 
-    private final Jdbc jdbc = new Jdbc();
+    @NestedConfigurationProperty
+    private final JdbcProperties jdbc = new JdbcProperties();
 
-    public Cluster getCluster() {
+    public ClusterProperties getCluster() {
         return cluster;
     }
 
-    public Jdbc getJdbc() {
+    public JdbcProperties getJdbc() {
         return jdbc;
-    }
-
-    /** Several instances sharing one database (needs scheduler-jdbc and a DataSource). */
-    public static class Cluster {
-
-        /**
-         * Whether instances share @Scheduled fires and durable tasks through the database. On by
-         * default when scheduler-jdbc and a DataSource are present.
-         */
-        private boolean enabled = true;
-
-        /**
-         * Name of this instance in the tables and logs; unique among the instances. Defaults to
-         * host name, process id and a random part.
-         */
-        private @Nullable String instanceName;
-
-        /** How far ahead an instance claims durable tasks for its in-memory queue. */
-        private Duration lookahead = Duration.ofSeconds(5);
-
-        /**
-         * How often an instance renews its heartbeat, measures the database clock and looks for
-         * work and expired leases.
-         */
-        private Duration pollInterval = Duration.ofSeconds(1);
-
-        /**
-         * How long an instance counts as alive after its last heartbeat: claims and run leases of an
-         * instance silent for longer are taken over by the others.
-         */
-        private Duration lease = Duration.ofSeconds(30);
-
-        /**
-         * Zone of cron jobs declared without one, shared by all instances and recorded with each
-         * job. Defaults to the JVM's zone.
-         */
-        private @Nullable ZoneId timeZone;
-
-        /**
-         * Longest run of a clustered job: after it, the job's run lease expires and another
-         * instance may start the job's next fire even if this run goes on.
-         */
-        private Duration maxRunTime = Duration.ofMinutes(10);
-
-        /**
-         * Age beyond which a fire is refused, so that an instance that lagged (a long pause, an
-         * outage) cannot run it after its record was pruned. Fire records are kept twice as long.
-         */
-        private Duration fireHorizon = Duration.ofMinutes(1);
-
-        /**
-         * Jobs that run on every instance instead of once per fire, by job name (bean name, dot,
-         * method name), as @RunOnEveryInstance does.
-         */
-        private List<String> localJobs = new ArrayList<>();
-
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        public @Nullable String getInstanceName() {
-            return instanceName;
-        }
-
-        public void setInstanceName(@Nullable String instanceName) {
-            if (instanceName != null && (instanceName.isBlank() || instanceName.length() > 200)) {
-                throw new IllegalArgumentException(
-                        PREFIX + ".cluster.instance-name must be 1 to 200 characters, was '" + instanceName + "'");
-            }
-            this.instanceName = instanceName;
-        }
-
-        public Duration getLookahead() {
-            return lookahead;
-        }
-
-        public void setLookahead(Duration lookahead) {
-            this.lookahead = positive(lookahead, "lookahead");
-        }
-
-        public Duration getPollInterval() {
-            return pollInterval;
-        }
-
-        public void setPollInterval(Duration pollInterval) {
-            this.pollInterval = positive(pollInterval, "poll-interval");
-        }
-
-        public Duration getLease() {
-            return lease;
-        }
-
-        public void setLease(Duration lease) {
-            this.lease = positive(lease, "lease");
-        }
-
-        public @Nullable ZoneId getTimeZone() {
-            return timeZone;
-        }
-
-        public void setTimeZone(@Nullable ZoneId timeZone) {
-            this.timeZone = timeZone;
-        }
-
-        public Duration getMaxRunTime() {
-            return maxRunTime;
-        }
-
-        public void setMaxRunTime(Duration maxRunTime) {
-            this.maxRunTime = positive(maxRunTime, "max-run-time");
-        }
-
-        public Duration getFireHorizon() {
-            return fireHorizon;
-        }
-
-        public void setFireHorizon(Duration fireHorizon) {
-            this.fireHorizon = positive(fireHorizon, "fire-horizon");
-        }
-
-        public List<String> getLocalJobs() {
-            return localJobs;
-        }
-
-        public void setLocalJobs(List<String> localJobs) {
-            this.localJobs = new ArrayList<>(Objects.requireNonNull(localJobs, PREFIX + ".cluster.local-jobs"));
-        }
-
-        private static Duration positive(Duration value, String key) {
-            Objects.requireNonNull(value, PREFIX + ".cluster." + key);
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(
-                        PREFIX + ".cluster." + key + " must be positive (for example 1s), was " + value);
-            }
-            return value;
-        }
-    }
-
-    /** The tables of scheduler-jdbc. */
-    public static class Jdbc {
-
-        /**
-         * When to create the tables: 'embedded' for in-memory databases only, 'always', or 'never'
-         * (then they must exist, created with the scripts in the scheduler-jdbc jar).
-         */
-        private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
-
-        /** Prefix of the table names: letters, digits and underscores, starting with a letter or underscore. */
-        private String tablePrefix = "timed_jobs_";
-
-        public InitializeSchema getInitializeSchema() {
-            return initializeSchema;
-        }
-
-        public void setInitializeSchema(InitializeSchema initializeSchema) {
-            this.initializeSchema = Objects.requireNonNull(initializeSchema, PREFIX + ".jdbc.initialize-schema");
-        }
-
-        public String getTablePrefix() {
-            return tablePrefix;
-        }
-
-        public void setTablePrefix(String tablePrefix) {
-            this.tablePrefix = Objects.requireNonNull(tablePrefix, PREFIX + ".jdbc.table-prefix");
-        }
-
-        /** Values of 'initialize-schema', as Spring Boot's own '*.jdbc.initialize-schema' keys. */
-        public enum InitializeSchema {
-            /** Create the tables in in-memory databases only. */
-            EMBEDDED,
-            /** Create the tables that are missing, on any database. */
-            ALWAYS,
-            /** Never create tables. */
-            NEVER
-        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -476,86 +297,10 @@ public class SchedulerProperties {
     // ---------------------------------------------------------------------------------------------
     // Durable tasks (scheduler-jdbc)
 
-    private final Durable durable = new Durable();
+    @NestedConfigurationProperty
+    private final DurableProperties durable = new DurableProperties();
 
-    public Durable getDurable() {
+    public DurableProperties getDurable() {
         return durable;
-    }
-
-    /**
-     * Durable tasks: stored in the database, claimed by one instance within the cluster lookahead
-     * and retried on failure (needs scheduler-jdbc and a DataSource).
-     */
-    public static class Durable {
-
-        /** How many times a durable task is started before it stays FAILED. */
-        private int maxAttempts = 5;
-
-        /** Delay before the first retry of a failed durable task; each further retry doubles it. */
-        private Duration initialBackoff = Duration.ofSeconds(1);
-
-        /** Longest delay between two retries of a failed durable task. */
-        private Duration maxBackoff = Duration.ofMinutes(5);
-
-        /** Most durable tasks one claim statement takes. */
-        private int batchSize = 1000;
-
-        /** Worker threads that run durable task handlers. Defaults to processors, at least 2. */
-        private @Nullable Integer poolSize;
-
-        public int getMaxAttempts() {
-            return maxAttempts;
-        }
-
-        public void setMaxAttempts(int maxAttempts) {
-            this.maxAttempts = atLeastOne(maxAttempts, "max-attempts");
-        }
-
-        public Duration getInitialBackoff() {
-            return initialBackoff;
-        }
-
-        public void setInitialBackoff(Duration initialBackoff) {
-            this.initialBackoff = notNegative(initialBackoff, "initial-backoff");
-        }
-
-        public Duration getMaxBackoff() {
-            return maxBackoff;
-        }
-
-        public void setMaxBackoff(Duration maxBackoff) {
-            this.maxBackoff = notNegative(maxBackoff, "max-backoff");
-        }
-
-        public int getBatchSize() {
-            return batchSize;
-        }
-
-        public void setBatchSize(int batchSize) {
-            this.batchSize = atLeastOne(batchSize, "batch-size");
-        }
-
-        public @Nullable Integer getPoolSize() {
-            return poolSize;
-        }
-
-        public void setPoolSize(@Nullable Integer poolSize) {
-            this.poolSize = poolSize == null ? null : atLeastOne(poolSize, "pool-size");
-        }
-
-        private static int atLeastOne(int value, String key) {
-            if (value < 1) {
-                throw new IllegalArgumentException(PREFIX + ".durable." + key + " must be at least 1, was " + value);
-            }
-            return value;
-        }
-
-        private static Duration notNegative(Duration value, String key) {
-            Objects.requireNonNull(value, PREFIX + ".durable." + key);
-            if (value.isNegative()) {
-                throw new IllegalArgumentException(PREFIX + ".durable." + key + " must not be negative, was " + value);
-            }
-            return value;
-        }
     }
 }

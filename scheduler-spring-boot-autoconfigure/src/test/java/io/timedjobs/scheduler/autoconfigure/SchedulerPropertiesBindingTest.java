@@ -39,7 +39,15 @@ class SchedulerPropertiesBindingTest {
     @Test
     void shouldRefuseUnknownKeyInEveryNestedClass() throws Exception {
         List<String> prefixes = nestedPrefixes(SchedulerProperties.class, SchedulerProperties.PREFIX);
-        assertThat(prefixes).contains("timed-jobs.shutdown", "timed-jobs.metrics", "timed-jobs.health");
+        assertThat(prefixes)
+                .contains(
+                        "timed-jobs.shutdown",
+                        "timed-jobs.metrics",
+                        "timed-jobs.health",
+                        "timed-jobs.cluster",
+                        "timed-jobs.jdbc",
+                        "timed-jobs.durable",
+                        "timed-jobs.dashboard");
         for (String prefix : prefixes) {
             String unknown = prefix + ".no-such-key";
             runner.withPropertyValues(unknown + "=1").run(context -> {
@@ -64,7 +72,24 @@ class SchedulerPropertiesBindingTest {
                         "timed-jobs.shutdown.await-termination-period=5s",
                         "timed-jobs.metrics.enabled=true",
                         "timed-jobs.metrics.lateness-histogram=true",
-                        "timed-jobs.health.lateness-threshold=30s")
+                        "timed-jobs.health.lateness-threshold=30s",
+                        "timed-jobs.cluster.enabled=true",
+                        "timed-jobs.cluster.instance-name=a",
+                        "timed-jobs.cluster.lookahead=5s",
+                        "timed-jobs.cluster.poll-interval=1s",
+                        "timed-jobs.cluster.lease=30s",
+                        "timed-jobs.cluster.time-zone=Europe/Paris",
+                        "timed-jobs.cluster.max-run-time=10m",
+                        "timed-jobs.cluster.fire-horizon=1m",
+                        "timed-jobs.cluster.local-jobs=cache.refresh",
+                        "timed-jobs.jdbc.initialize-schema=always",
+                        "timed-jobs.jdbc.table-prefix=jobs_",
+                        "timed-jobs.durable.max-attempts=3",
+                        "timed-jobs.durable.initial-backoff=2s",
+                        "timed-jobs.durable.max-backoff=1m",
+                        "timed-jobs.durable.batch-size=100",
+                        "timed-jobs.durable.pool-size=2",
+                        "timed-jobs.dashboard.enabled=true")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     SchedulerProperties properties = context.getBean(SchedulerProperties.class);
@@ -72,6 +97,9 @@ class SchedulerPropertiesBindingTest {
                     assertThat(properties.getShutdown().getAwaitTerminationPeriod())
                             .isEqualTo(Duration.ofSeconds(5));
                     assertThat(properties.getHealth().getLatenessThreshold()).isEqualTo(Duration.ofSeconds(30));
+                    assertThat(properties.getCluster().getLease()).isEqualTo(Duration.ofSeconds(30));
+                    assertThat(properties.getDurable().getMaxAttempts()).isEqualTo(3);
+                    assertThat(properties.getDashboard().isEnabled()).isTrue();
                 });
     }
 
@@ -115,7 +143,8 @@ class SchedulerPropertiesBindingTest {
             Class<?> propertyType = property.getPropertyType();
             if (getter == null
                     || propertyType == null
-                    || propertyType.getDeclaringClass() != SchedulerProperties.class) {
+                    || propertyType.isEnum()
+                    || propertyType.getPackage() != SchedulerProperties.class.getPackage()) {
                 continue;
             }
             String nested = prefix + "." + kebab(property.getName());

@@ -1,0 +1,153 @@
+package io.timedjobs.scheduler.autoconfigure;
+
+import static io.timedjobs.scheduler.autoconfigure.SchedulerProperties.PREFIX;
+
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Bound once at start-up, then read by the auto-configurations: the {@code timed-jobs.cluster.*} keys
+ * of several instances sharing one database (needs scheduler-jdbc and a DataSource).
+ */
+public class ClusterProperties {
+
+    /**
+     * Whether instances share @Scheduled fires and durable tasks through the database. On by
+     * default when scheduler-jdbc and a DataSource are present.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Name of this instance in the tables and logs; unique among the instances. Defaults to
+     * host name, process id and a random part.
+     */
+    private @Nullable String instanceName;
+
+    /** How far ahead an instance claims durable tasks for its in-memory queue. */
+    private Duration lookahead = Duration.ofSeconds(5);
+
+    /**
+     * How often an instance renews its heartbeat, measures the database clock and looks for
+     * work and expired leases.
+     */
+    private Duration pollInterval = Duration.ofSeconds(1);
+
+    /**
+     * How long an instance counts as alive after its last heartbeat: claims and run leases of an
+     * instance silent for longer are taken over by the others.
+     */
+    private Duration lease = Duration.ofSeconds(30);
+
+    /**
+     * Zone of cron jobs declared without one, shared by all instances and recorded with each
+     * job. Defaults to the JVM's zone.
+     */
+    private @Nullable ZoneId timeZone;
+
+    /**
+     * Longest run of a clustered job: after it, the job's run lease expires and another
+     * instance may start the job's next fire even if this run goes on.
+     */
+    private Duration maxRunTime = Duration.ofMinutes(10);
+
+    /**
+     * Age beyond which a fire is refused, so that an instance that lagged (a long pause, an
+     * outage) cannot run it after its record was pruned. Fire records are kept twice as long.
+     */
+    private Duration fireHorizon = Duration.ofMinutes(1);
+
+    /**
+     * Jobs that run on every instance instead of once per fire, by job name (bean name, dot,
+     * method name), as @RunOnEveryInstance does.
+     */
+    private List<String> localJobs = new ArrayList<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public @Nullable String getInstanceName() {
+        return instanceName;
+    }
+
+    public void setInstanceName(@Nullable String instanceName) {
+        if (instanceName != null && (instanceName.isBlank() || instanceName.length() > 200)) {
+            throw new IllegalArgumentException(
+                    PREFIX + ".cluster.instance-name must be 1 to 200 characters, was '" + instanceName + "'");
+        }
+        this.instanceName = instanceName;
+    }
+
+    public Duration getLookahead() {
+        return lookahead;
+    }
+
+    public void setLookahead(Duration lookahead) {
+        this.lookahead = positive(lookahead, "lookahead");
+    }
+
+    public Duration getPollInterval() {
+        return pollInterval;
+    }
+
+    public void setPollInterval(Duration pollInterval) {
+        this.pollInterval = positive(pollInterval, "poll-interval");
+    }
+
+    public Duration getLease() {
+        return lease;
+    }
+
+    public void setLease(Duration lease) {
+        this.lease = positive(lease, "lease");
+    }
+
+    public @Nullable ZoneId getTimeZone() {
+        return timeZone;
+    }
+
+    public void setTimeZone(@Nullable ZoneId timeZone) {
+        this.timeZone = timeZone;
+    }
+
+    public Duration getMaxRunTime() {
+        return maxRunTime;
+    }
+
+    public void setMaxRunTime(Duration maxRunTime) {
+        this.maxRunTime = positive(maxRunTime, "max-run-time");
+    }
+
+    public Duration getFireHorizon() {
+        return fireHorizon;
+    }
+
+    public void setFireHorizon(Duration fireHorizon) {
+        this.fireHorizon = positive(fireHorizon, "fire-horizon");
+    }
+
+    public List<String> getLocalJobs() {
+        return localJobs;
+    }
+
+    public void setLocalJobs(List<String> localJobs) {
+        this.localJobs = new ArrayList<>(Objects.requireNonNull(localJobs, PREFIX + ".cluster.local-jobs"));
+    }
+
+    private static Duration positive(Duration value, String key) {
+        Objects.requireNonNull(value, PREFIX + ".cluster." + key);
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(
+                    PREFIX + ".cluster." + key + " must be positive (for example 1s), was " + value);
+        }
+        return value;
+    }
+}
