@@ -20,7 +20,9 @@ public final class ClusterJobStats {
         /** The fire was older than the horizon (this instance lagged), and the database refused it. */
         HORIZON,
         /** The job's previous run still holds its run lease, on this or another instance. */
-        RUNNING
+        RUNNING,
+        /** The job is paused on every instance (its row's {@code paused} flag). */
+        PAUSED
     }
 
     private final LongAdder won = new LongAdder();

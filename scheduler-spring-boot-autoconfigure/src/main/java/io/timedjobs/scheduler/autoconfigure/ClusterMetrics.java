@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code scheduler.cluster.fires.won}: fires this instance recorded and ran;
  *   <li>{@code scheduler.cluster.fires.skipped}, tag {@code reason} = {@code lost} (another instance
  *       was first), {@code database-down}, {@code horizon} (too old), {@code running} (the previous
- *       run still holds the run lease);
+ *       run still holds the run lease), {@code paused} (the job is paused on every instance);
  *   <li>{@code scheduler.cluster.run-lease.expiries}: run leases taken over from a dead or
  *       overrunning holder;
  *   <li>{@code scheduler.cluster.claim}: round trip of each claim to the database;

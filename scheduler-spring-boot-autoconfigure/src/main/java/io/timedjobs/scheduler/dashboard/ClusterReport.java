@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.dashboard;
 
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Thread-safe: the part of the report that needs {@code scheduler-jdbc}, behind an interface so
@@ -17,6 +18,15 @@ public interface ClusterReport {
 
     /** Returns durable tasks by state, every state listed, in one query. */
     Map<String, Long> countsByState();
+
+    /**
+     * Pauses or resumes a clustered job on every instance (its row's {@code paused} flag); returns
+     * false if the job has no row yet.
+     */
+    boolean setJobPaused(String job, boolean paused);
+
+    /** Returns the names of the clustered jobs paused on every instance, in one query. */
+    Set<String> pausedJobs();
 
     /** Runs a failed durable task again as soon as possible, with its attempts reset. */
     ActionResult retry(String handler, String key);

@@ -14,11 +14,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -74,6 +76,22 @@ public final class JdbcClusterReport implements ClusterReport {
                     counts.put(rs.getString("state"), rs.getLong("n"));
                 });
         return counts;
+    }
+
+    @Override
+    public boolean setJobPaused(String job, boolean paused) {
+        return database.jdbc()
+                        .update(
+                                "UPDATE " + database.tables().jobs() + " SET paused = ? WHERE job_name = ?",
+                                paused,
+                                job)
+                == 1;
+    }
+
+    @Override
+    public Set<String> pausedJobs() {
+        return new HashSet<>(database.jdbc()
+                .queryForList("SELECT job_name FROM " + database.tables().jobs() + " WHERE paused", String.class));
     }
 
     private static String time(ResultSet rs, String column) throws SQLException {

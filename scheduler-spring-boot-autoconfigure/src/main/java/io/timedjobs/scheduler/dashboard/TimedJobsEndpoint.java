@@ -14,6 +14,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <ul>
  *   <li>{@code GET /actuator/timedjobs}: the {@link TimedJobsView};
  *   <li>{@code POST /actuator/timedjobs/{job}} with {@code {"action": "run" | "pause" | "resume"}};
+ *       a clustered job is paused and resumed on every instance;
  *   <li>{@code POST /actuator/timedjobs/{handler}/{key}} with {@code {"action": "retry"}}: a
  *       failed durable task runs again;
  *   <li>{@code DELETE /actuator/timedjobs/{handler}/{key}}: a durable task is cancelled.

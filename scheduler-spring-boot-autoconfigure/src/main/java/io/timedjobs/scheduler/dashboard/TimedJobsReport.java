@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.task.TaskRejectedException;
@@ -54,11 +55,19 @@ public final class TimedJobsReport {
 
     /** Reads everything now. */
     public TimedJobsView view() {
-        List<JobView> jobs = new ArrayList<>();
-        for (TrackedJob job : scheduler.getJobRegistry().jobs()) {
-            jobs.add(job(job.snapshot()));
-        }
         ClusterReport clusterReport = cluster;
+        List<TrackedJob> tracked = scheduler.getJobRegistry().jobs();
+        Set<String> pausedEverywhere =
+                clusterReport != null && tracked.stream().anyMatch(TrackedJob::isSharedByInstances)
+                        ? clusterReport.pausedJobs()
+                        : Set.of();
+        List<JobView> jobs = new ArrayList<>();
+        for (TrackedJob job : tracked) {
+            JobSnapshot snapshot = job.snapshot();
+            boolean paused =
+                    snapshot.paused() || (snapshot.sharedByInstances() && pausedEverywhere.contains(snapshot.name()));
+            jobs.add(job(snapshot, paused));
+        }
         return new TimedJobsView(schedulerView(), jobs, clusterReport == null ? null : clusterReport.view());
     }
 
@@ -80,7 +89,7 @@ public final class TimedJobsReport {
                 engine.getFailedTaskCount());
     }
 
-    private static JobView job(JobSnapshot job) {
+    private static JobView job(JobSnapshot job, boolean paused) {
         List<Double> recent = new ArrayList<>(job.recentLatenessNanos().length);
         for (long nanos : job.recentLatenessNanos()) {
             recent.add(millis(nanos));
@@ -90,7 +99,7 @@ public final class TimedJobsReport {
                 job.name(),
                 job.schedule(),
                 job.sharedByInstances(),
-                job.paused(),
+                paused,
                 iso(job.nextRun()),
                 iso(job.lastRun()),
                 outcome == null ? null : outcome == Outcome.SUCCEEDED ? "SUCCESS" : "ERROR",
@@ -119,29 +128,48 @@ public final class TimedJobsReport {
     }
 
     /**
-     * Skips a job's runs on this instance until it is resumed. A clustered job's fires are then
-     * taken by the other instances.
+     * Skips a job's runs until it is resumed. A clustered job is paused on every instance: the flag
+     * in its row makes each of them skip its fires.
      */
     public ActionResult pause(String job) {
         Optional<TrackedJob> found = find(job);
         if (found.isEmpty()) {
             return noSuchJob("pause", job);
         }
+        ClusterReport clusterReport = cluster;
+        if (found.get().isSharedByInstances() && clusterReport != null) {
+            if (!clusterReport.setJobPaused(job, true)) {
+                return notRegistered("pause", job);
+            }
+            return ActionResult.done(
+                    "pause", job, "Job '" + job + "' is paused on every instance; its runs are skipped until resumed");
+        }
         found.get().pause();
-        String where =
-                found.get().isSharedByInstances() ? " on this instance; other instances still take its fires" : "";
-        return ActionResult.done(
-                "pause", job, "Job '" + job + "' is paused" + where + "; its runs are skipped until resumed");
+        return ActionResult.done("pause", job, "Job '" + job + "' is paused; its runs are skipped until resumed");
     }
 
-    /** Runs a paused job again at its next time. */
+    /** Runs a paused job again at its next time; a clustered job on every instance. */
     public ActionResult resume(String job) {
         Optional<TrackedJob> found = find(job);
         if (found.isEmpty()) {
             return noSuchJob("resume", job);
         }
+        ClusterReport clusterReport = cluster;
+        if (found.get().isSharedByInstances() && clusterReport != null) {
+            if (!clusterReport.setJobPaused(job, false)) {
+                return notRegistered("resume", job);
+            }
+            found.get().resume();
+            return ActionResult.done(
+                    "resume", job, "Job '" + job + "' runs again on every instance from its next time");
+        }
         found.get().resume();
         return ActionResult.done("resume", job, "Job '" + job + "' runs again from its next time");
+    }
+
+    private static ActionResult notRegistered(String action, String job) {
+        return ActionResult.refused(
+                action, job, "Clustered job '" + job + "' has no row in the database yet; try again shortly");
     }
 
     private Optional<TrackedJob> find(String job) {

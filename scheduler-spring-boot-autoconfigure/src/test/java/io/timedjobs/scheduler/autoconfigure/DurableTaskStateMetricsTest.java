@@ -34,6 +34,16 @@ class DurableTaskStateMetricsTest {
         }
 
         @Override
+        public boolean setJobPaused(String job, boolean paused) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public java.util.Set<String> pausedJobs() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public ActionResult retry(String handler, String key) {
             throw new UnsupportedOperationException();
         }

@@ -7,6 +7,7 @@ import io.timedjobs.scheduler.dashboard.ActionResult;
 import io.timedjobs.scheduler.dashboard.TimedJobsEndpoint;
 import io.timedjobs.scheduler.dashboard.TimedJobsView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.JobView;
+import io.timedjobs.scheduler.jdbc.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.durable.DurableTask;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskHandler;
@@ -121,6 +122,48 @@ class TimedJobsClusterReportTest {
                     .until(() -> tasks.find("mail", "welcome-7").isEmpty());
             assertThat(context.getBean(Mail.class).runs).hasValue(2);
         });
+    }
+
+    /**
+     * Pausing a clustered job through the endpoint writes the flag in its row, which every instance
+     * reads; the view shows it paused, and resume clears it.
+     */
+    @Test
+    void shouldPauseAClusteredJobOnEveryInstance() {
+        runner.run(context -> {
+            TimedJobsEndpoint endpoint = context.getBean(TimedJobsEndpoint.class);
+            ClusterDatabase database = context.getBean(ClusterDatabase.class);
+            // The job's row is written when the scheduler first asks for its next fire.
+            await().atMost(TestDelays.LONG)
+                    .until(() -> database.jdbc()
+                                    .queryForObject(
+                                            "SELECT COUNT(*) FROM "
+                                                    + database.tables().jobs() + " WHERE job_name = 'digest.send'",
+                                            Long.class)
+                            == 1L);
+
+            ActionResult pause = endpoint.job("digest.send", "pause");
+            assertThat(pause.done()).as(pause.message()).isTrue();
+            assertThat(pause.message()).contains("paused on every instance");
+            assertThat(pausedFlag(database)).isTrue();
+            assertThat(endpoint.timedJobs().jobs())
+                    .singleElement()
+                    .satisfies(job -> assertThat(job.paused()).isTrue());
+
+            ActionResult resume = endpoint.job("digest.send", "resume");
+            assertThat(resume.done()).as(resume.message()).isTrue();
+            assertThat(pausedFlag(database)).isFalse();
+            assertThat(endpoint.timedJobs().jobs())
+                    .singleElement()
+                    .satisfies(job -> assertThat(job.paused()).isFalse());
+        });
+    }
+
+    private static boolean pausedFlag(ClusterDatabase database) {
+        return Boolean.TRUE.equals(database.jdbc()
+                .queryForObject(
+                        "SELECT paused FROM " + database.tables().jobs() + " WHERE job_name = 'digest.send'",
+                        Boolean.class));
     }
 
     /** Retry and cancel of a task that does not exist, or retry of one not failed, are refused. */

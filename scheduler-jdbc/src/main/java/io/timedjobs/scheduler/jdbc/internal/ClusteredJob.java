@@ -147,8 +147,8 @@ public abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, 
     }
 
     /**
-     * The fire protocol of cron and fixed-rate jobs: record the fire (whoever records it runs it),
-     * take the run lease (so that runs never overlap across instances), run, release.
+     * The fire protocol of cron and fixed-rate jobs: record the fire (whoever records it runs it;
+     * nobody records it while the job is paused), take the run lease (so that runs never overlap across instances), run, release.
      */
     protected final void recordAndRun(Instant fire) {
         JobStore store = context.store();
@@ -157,9 +157,12 @@ public abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, 
         try {
             if (!store.recordFire(name, fire, context.fireHorizon())) {
                 stats.claimed(System.nanoTime() - start);
-                context.outages().succeeded();
                 boolean tooOld = fire.isBefore(context.clock().now().minus(context.fireHorizon()));
-                stats.skipped(tooOld ? SkipReason.HORIZON : SkipReason.LOST);
+                // The reason costs a read only on this path: a fire that is recorded costs none.
+                SkipReason reason =
+                        tooOld ? SkipReason.HORIZON : store.isPaused(name) ? SkipReason.PAUSED : SkipReason.LOST;
+                context.outages().succeeded();
+                stats.skipped(reason);
                 return;
             }
             JobStore.Lease lease = store.acquireLease(name, context.maxRunTime());

@@ -25,6 +25,10 @@ import org.springframework.dao.DataAccessException;
  *       the first instance to notice ends its run as if completed then. Its fire is not run again;
  *       the next one comes a delay later.
  * </ol>
+ *
+ * <p>While the row is paused, the read that picks the next fire sees it (no extra query): a fire
+ * ahead is waited for and counted skipped, a fire due is looked at again every poll interval, and
+ * the claim refuses a paused row in case the pause came between the read and the claim.
  */
 public final class FixedDelayJob extends ClusteredJob {
 
@@ -33,6 +37,9 @@ public final class FixedDelayJob extends ClusteredJob {
 
     private final Duration delay;
     private final Duration initialDelay;
+
+    /** Whether the row read for the pending fire was paused; see {@link ClusteredJob}'s thread rule. */
+    private volatile boolean paused;
 
     public FixedDelayJob(String name, Runnable task, Context context, Duration delay, Duration initialDelay) {
         super(name, task, context);
@@ -63,6 +70,13 @@ public final class FixedDelayJob extends ClusteredJob {
             if (row == null) {
                 return null;
             }
+            paused = row.paused();
+            if (row.paused()) {
+                // Wake up at the fire to count it skipped if it is ahead; look again a poll later
+                // once it is due, so that a paused job never spins on its due fire.
+                Instant next = row.nextFireAt();
+                return next != null && next.isAfter(context.clock().now()) ? next : null;
+            }
             String owner = row.leaseOwner();
             if (row.nextFireAt() == null && owner != null) {
                 if (store.expireDelayedRun(name, owner, delay)) {
@@ -81,6 +95,10 @@ public final class FixedDelayJob extends ClusteredJob {
 
     @Override
     protected void runFire(Instant fire) {
+        if (paused) {
+            context.stats().skipped(SkipReason.PAUSED);
+            return;
+        }
         JobStore store = context.store();
         long start = System.nanoTime();
         try {

@@ -35,7 +35,8 @@ public final class JobStore {
             @Nullable Instant anchorAt,
             @Nullable Instant nextFireAt,
             @Nullable String leaseOwner,
-            @Nullable Instant leaseUntil) {}
+            @Nullable Instant leaseUntil,
+            boolean paused) {}
 
     private final JdbcTemplate jdbc;
     private final JdbcDialect dialect;
@@ -103,7 +104,7 @@ public final class JobStore {
     /** Returns the job's row, or null if there is none. */
     public @Nullable JobRow read(String job) {
         return jdbc.query(
-                "SELECT kind, schedule, time_zone, anchor_at, next_fire_at, lease_owner, lease_until FROM "
+                "SELECT kind, schedule, time_zone, anchor_at, next_fire_at, lease_owner, lease_until, paused FROM "
                         + tables.jobs() + " WHERE job_name = ?",
                 rs -> rs.next()
                         ? new JobRow(
@@ -113,16 +114,34 @@ public final class JobStore {
                                 JdbcDialect.readInstant(rs, "anchor_at"),
                                 JdbcDialect.readInstant(rs, "next_fire_at"),
                                 rs.getString("lease_owner"),
-                                JdbcDialect.readInstant(rs, "lease_until"))
+                                JdbcDialect.readInstant(rs, "lease_until"),
+                                rs.getBoolean("paused"))
                         : null,
                 job);
+    }
+
+    /**
+     * Pauses or resumes the job on every instance: while its row is paused, no instance runs its
+     * fires. Returns false if the job has no row (no instance has registered it).
+     */
+    public boolean setPaused(String job, boolean paused) {
+        return jdbc.update("UPDATE " + tables.jobs() + " SET paused = ? WHERE job_name = ?", paused, job) == 1;
+    }
+
+    /** Returns whether the job's row is paused; false if it has none. */
+    public boolean isPaused(String job) {
+        return Boolean.TRUE.equals(jdbc.query(
+                "SELECT paused FROM " + tables.jobs() + " WHERE job_name = ?",
+                rs -> rs.next() && rs.getBoolean("paused"),
+                job));
     }
 
     /**
      * Records the fire (job, nominal instant) for this instance, unless it is recorded already or
      * lies further than the horizon from the database's time, either way. Returns whether this
      * instance recorded it: true for exactly one caller per fire, ever (while the record lives; the
-     * horizon outlasts no record, see {@link #pruneFires}).
+     * horizon outlasts no record, see {@link #pruneFires}). Nothing is recorded while the job's
+     * row is paused.
      */
     public boolean recordFire(String job, Instant fireAt, Duration horizon) {
         Object at = JdbcDialect.bind(fireAt);
@@ -133,14 +152,17 @@ public final class JobStore {
                                 + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
                                 + " CAST(? AS VARCHAR(200)), " + now
                                 + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
-                                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus,
+                                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
+                                + " AND NOT EXISTS (SELECT 1 FROM " + tables.jobs()
+                                + " WHERE job_name = ? AND paused)",
                         job,
                         at,
                         instance.name(),
                         at,
                         -horizonMillis,
                         at,
-                        horizonMillis)
+                        horizonMillis,
+                        job)
                 == 1;
     }
 
@@ -182,15 +204,16 @@ public final class JobStore {
 
     /**
      * Claims the fixed-delay fire due at {@code nextFireAt}: succeeds only if the row still holds
-     * that next fire, it is due by the database's clock (give or take {@code early}), and no live
-     * run holds the lease. The claim clears the next fire (it is set again at completion) and takes
+     * that next fire, it is due by the database's clock (give or take {@code early}), the job is
+     * not paused, and no live run holds the lease. The claim clears the next fire (it is set again at completion) and takes
      * the lease until {@code maxRunTime} from now.
      */
     public boolean claimDelayedFire(String job, Instant nextFireAt, Duration early, Duration maxRunTime) {
         return jdbc.update(
                         "UPDATE " + tables.jobs() + " SET next_fire_at = NULL, lease_owner = ?, lease_until = "
                                 + nowPlus + " WHERE job_name = ? AND next_fire_at = ? AND next_fire_at <= "
-                                + nowPlus + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < " + now
+                                + nowPlus
+                                + " AND NOT paused AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < " + now
                                 + " OR " + instance.isDeadCondition("lease_owner") + ")",
                         instance.name(),
                         maxRunTime.toMillis(),

@@ -10,7 +10,8 @@ CREATE TABLE IF NOT EXISTS timed_jobs_instances (
     heartbeat_at  TIMESTAMP WITH TIME ZONE NOT NULL
 );
 
--- One row per clustered @Scheduled job: its definition, what instances agree on, and its run lease.
+-- One row per clustered @Scheduled job: its definition, what instances agree on, its run lease,
+-- and whether it is paused (every instance skips its fires until it is resumed).
 CREATE TABLE IF NOT EXISTS timed_jobs_jobs (
     job_name      VARCHAR(300)             NOT NULL PRIMARY KEY,
     kind          VARCHAR(16)              NOT NULL,
@@ -20,6 +21,7 @@ CREATE TABLE IF NOT EXISTS timed_jobs_jobs (
     next_fire_at  TIMESTAMP WITH TIME ZONE,
     lease_owner   VARCHAR(200),
     lease_until   TIMESTAMP WITH TIME ZONE,
+    paused        BOOLEAN                  NOT NULL DEFAULT FALSE,
     created_at    TIMESTAMP WITH TIME ZONE NOT NULL
 );
 
