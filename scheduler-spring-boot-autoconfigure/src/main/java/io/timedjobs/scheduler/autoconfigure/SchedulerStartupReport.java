@@ -23,7 +23,6 @@ import org.springframework.core.env.Environment;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
-import org.springframework.scheduling.config.TaskManagementConfigUtils;
 import org.springframework.scheduling.config.TaskSchedulerRouter;
 
 /**
@@ -84,10 +83,6 @@ final class SchedulerStartupReport implements SmartInitializingSingleton, Schedu
             return;
         }
         warnAboutIgnoredBootSettings();
-        if (!beanFactory.containsBean(TaskManagementConfigUtils.SCHEDULED_ANNOTATION_PROCESSOR_BEAN_NAME)) {
-            // No @EnableScheduling: no configurer will run, and tasks can only come by injection.
-            prestartOurs();
-        }
     }
 
     private void prestartOurs() {

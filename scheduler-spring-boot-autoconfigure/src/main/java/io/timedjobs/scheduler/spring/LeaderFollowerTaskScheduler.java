@@ -410,8 +410,8 @@ public class LeaderFollowerTaskScheduler
      * Starts one worker, parked until the first task comes, so that the first due task does not
      * wait for a thread to start; does nothing before {@link #initialize()} or when a worker runs
      * already. Outside an application context, {@code initialize()} does it; inside one, the
-     * starter calls it once start-up shows that this scheduler runs {@code @Scheduled} jobs or may
-     * be given tasks, so that a scheduler the application routed around starts no thread.
+     * starter calls it once start-up shows that this scheduler runs {@code @Scheduled} jobs, so that
+     * a scheduler the application routed around starts no thread.
      */
     public void prestartWorker() {
         LeaderFollowerScheduler engine = scheduler;
