@@ -20,7 +20,7 @@ public final class ClusterProcessMain {
     public static void main(String[] args) throws InterruptedException {
         String url = args[0];
         String name = args[1];
-        HikariDataSource dataSource = TestDatabases.pooled(url);
+        HikariDataSource dataSource = TestDatabases.pooled(url, 10_000);
         ConfigurableApplicationContext context = TestInstance.start(
                 dataSource, name, Duration.ZERO, TestInstance.Settings.shrunk(), new RunLog(), ProcessJobs.class);
         CountDownLatch closed = new CountDownLatch(1);

@@ -51,7 +51,7 @@ class SeparateProcessesTest {
     void shouldKeepEveryFireOnTheSurvivorsOfAKill() throws IOException {
         String database = TestDatabases.newPostgresDatabaseName();
         String url = "jdbc:postgresql://localhost:" + TestDatabases.postgresPort() + "/" + database;
-        DataSource dataSource = TestDatabases.pooled(url);
+        DataSource dataSource = TestDatabases.pooled(url, 10_000);
         ClusterDatabase.of(dataSource, TableNames.defaults())
                 .schemaInitializer()
                 .initialize(SchemaInitializer.Mode.ALWAYS);

@@ -48,12 +48,20 @@ public final class TestDatabases {
      * database that is down fails calls quickly instead of holding them.
      */
     public static HikariDataSource pooled(String url) {
+        return pooled(url, 1000);
+    }
+
+    /**
+     * Returns a small pool on a JDBC URL that waits up to the given time for a connection: for
+     * processes that start while the machine is busy and test no outage.
+     */
+    public static HikariDataSource pooled(String url, long connectionTimeoutMillis) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername("postgres");
         config.setMaximumPoolSize(8);
         config.setMinimumIdle(0);
-        config.setConnectionTimeout(1000);
+        config.setConnectionTimeout(connectionTimeoutMillis);
         config.setValidationTimeout(500);
         config.setInitializationFailTimeout(-1);
         return new HikariDataSource(config);
