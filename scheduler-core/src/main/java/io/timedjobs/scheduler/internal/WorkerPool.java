@@ -207,7 +207,7 @@ public final class WorkerPool {
     }
 
     public <V> ScheduledTask<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
-        return submit(new ScheduledTask.CallableTask<>(this, callable, triggerTime(delay, unit)));
+        return submit(new CallableTask<>(this, callable, triggerTime(delay, unit)));
     }
 
     public <V> ScheduledTask<V> submit(Runnable command, @Nullable V result) {
@@ -215,7 +215,7 @@ public final class WorkerPool {
         return submit(
                 result == null
                         ? new ScheduledTask<>(this, command, now)
-                        : new ScheduledTask.RunnableWithResult<>(this, command, result, now));
+                        : new RunnableWithResult<>(this, command, result, now));
     }
 
     public void execute(Runnable command) {
