@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler;
 
+import io.timedjobs.scheduler.internal.PoolSettings;
 import io.timedjobs.scheduler.internal.WorkerPool;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -540,7 +541,7 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
             }
             boolean manual = ticker instanceof ManualTicker;
             Clock wallClock = clock != null ? clock : manual ? ((ManualTicker) ticker).clock() : Clock.systemUTC();
-            WorkerPool pool = new WorkerPool(new WorkerPool.Settings(
+            WorkerPool pool = new WorkerPool(new PoolSettings(
                     "LeaderFollowerScheduler-" + number,
                     poolSize,
                     factory,
