@@ -13,7 +13,8 @@ package io.timedjobs.scheduler;
  *
  * <p>A skipped execution is not an execution: {@link LeaderFollowerScheduler#getCompletedTaskCount}
  * does not count it and the {@link ExecutionListener} does not see it. An execution that entered is
- * counted and reported as usual; its reported duration includes the time spent in {@code enter}.
+ * counted and reported as usual; its reported duration includes the time spent in {@code enter},
+ * and a thread waiting in {@code enter} counts in {@link LeaderFollowerScheduler#getActiveCount}.
  *
  * <p><b>NOTE:</b> a gate that throws fails the execution, as if the work had thrown: from {@code
  * enter}, the work does not run and {@code exit} is not called; from {@code exit}, what it threw
