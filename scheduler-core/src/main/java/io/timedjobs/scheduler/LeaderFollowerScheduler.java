@@ -1,8 +1,7 @@
 package io.timedjobs.scheduler;
 
+import io.timedjobs.scheduler.internal.PoolSettings;
 import io.timedjobs.scheduler.internal.WorkerPool;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
@@ -12,9 +11,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -282,12 +279,18 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         return pool.corePoolSize();
     }
 
-    /** Returns the number of executions finished so far, failed ones included. */
+    /**
+     * Returns the number of executions finished so far, failed ones included; executions a {@link
+     * RunGate} skipped are not counted.
+     */
     public long getCompletedTaskCount() {
         return pool.completedCount();
     }
 
-    /** Returns the number of executions that threw. */
+    /**
+     * Returns the number of executions that threw, including one-shot tasks whose failure the
+     * {@linkplain Builder#oneShotErrorHandler one-shot error handler} suppressed.
+     */
     public long getFailedTaskCount() {
         return pool.failedCount();
     }
@@ -326,167 +329,15 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
 
     /**
      * Builds a {@link LeaderFollowerScheduler}. Not thread-safe; each call of {@link #build()}
-     * returns a new scheduler.
+     * returns a new scheduler. Each setter checks its value, returns this builder, and names its
+     * default.
      */
-    public static final class Builder {
-
-        private static final AtomicInteger SCHEDULER_NUMBER = new AtomicInteger();
-
-        private int poolSize = Math.max(2, Runtime.getRuntime().availableProcessors());
-        private @Nullable ThreadFactory threadFactory;
-        private String threadNamePrefix = "timed-jobs-";
-        private boolean daemon;
-        private boolean virtualThreads;
-        private int concurrencyLimit;
-        private Ticker ticker = Ticker.system();
-        private @Nullable Clock clock;
-        private MisfirePolicy misfirePolicy = MisfirePolicy.CATCH_UP;
-        private TaskErrorHandler errorHandler = TaskErrorHandler.logging();
-        private ExecutionListener executionListener = ExecutionListener.none();
-        private boolean executeExistingDelayedTasksAfterShutdown = true;
-        private boolean continueExistingPeriodicTasksAfterShutdown;
-        private boolean keepRepeatingAfterFailure;
-        private boolean prestartWorker = true;
+    public static final class Builder extends SchedulerOptions {
 
         private Builder() {}
 
-        /**
-         * Sets the number of worker threads; default: the number of processors, at least 2.
-         *
-         * @throws IllegalArgumentException if {@code poolSize} is less than 1
-         */
-        public Builder poolSize(int poolSize) {
-            if (poolSize < 1) {
-                throw new IllegalArgumentException("poolSize must be at least 1, was " + poolSize);
-            }
-            this.poolSize = poolSize;
-            return this;
-        }
-
-        /** Sets the prefix of worker thread names, followed by a number; default {@code timed-jobs-}. */
-        public Builder threadNamePrefix(String threadNamePrefix) {
-            this.threadNamePrefix = Objects.requireNonNull(threadNamePrefix, "threadNamePrefix");
-            return this;
-        }
-
-        /**
-         * Sets whether the named platform threads are daemon threads; default false, like the
-         * JDK's executors. Ignored with a thread factory or virtual threads.
-         */
-        public Builder daemon(boolean daemon) {
-            this.daemon = daemon;
-            return this;
-        }
-
-        /** Sets the factory that makes the worker threads, instead of named platform threads. */
-        public Builder threadFactory(ThreadFactory threadFactory) {
-            this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
-            return this;
-        }
-
-        /**
-         * Sets whether every due task starts at once on a virtual thread of its own, named with the
-         * prefix; default false. The workers (virtual threads too, unless a thread factory is set)
-         * then only wait for tasks to come due, so a slow task holds back no other task due at the
-         * same time, however small the pool. Needs JDK 21 or later: {@link #build()} fails with
-         * {@link IllegalStateException} on an older JVM.
-         */
-        public Builder virtualThreads(boolean virtualThreads) {
-            this.virtualThreads = virtualThreads;
-            return this;
-        }
-
-        /**
-         * With {@linkplain #virtualThreads virtual threads}, sets the most tasks running at once;
-         * a due task beyond it starts when a running one ends. Default: no limit. Without virtual
-         * threads the pool size is the limit, and {@link #build()} refuses this setting.
-         *
-         * @throws IllegalArgumentException if {@code limit} is less than 1
-         */
-        public Builder concurrencyLimit(int limit) {
-            if (limit < 1) {
-                throw new IllegalArgumentException("concurrencyLimit must be at least 1, was " + limit);
-            }
-            this.concurrencyLimit = limit;
-            return this;
-        }
-
-        /**
-         * Sets the monotonic time source; default {@link Ticker#system()}. Give a {@link
-         * ManualTicker} in tests: the scheduler then moves only when the ticker is advanced.
-         */
-        public Builder ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
-         * Sets the wall clock that {@link Recurrence} rules see and that decides when their
-         * executions may start; default the system UTC clock, or the clock of a {@link
-         * ManualTicker} when one is the ticker.
-         */
-        public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /** Sets what fixed-rate tasks do after falling behind; default {@link MisfirePolicy#CATCH_UP}. */
-        public Builder misfirePolicy(MisfirePolicy misfirePolicy) {
-            this.misfirePolicy = Objects.requireNonNull(misfirePolicy, "misfirePolicy");
-            return this;
-        }
-
-        /**
-         * Sets the handler for failures of repeating tasks and of tasks given to {@code execute};
-         * default {@link TaskErrorHandler#logging()}.
-         */
-        public Builder errorHandler(TaskErrorHandler errorHandler) {
-            this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
-            return this;
-        }
-
-        /** Sets the listener told of every execution; default none. */
-        public Builder executionListener(ExecutionListener executionListener) {
-            this.executionListener = Objects.requireNonNull(executionListener, "executionListener");
-            return this;
-        }
-
-        /**
-         * Sets whether one-shot tasks still waiting for their time at shutdown run when it comes;
-         * default true. When false they are cancelled at shutdown. Tasks already due run either way.
-         */
-        public Builder executeExistingDelayedTasksAfterShutdown(boolean value) {
-            this.executeExistingDelayedTasksAfterShutdown = value;
-            return this;
-        }
-
-        /**
-         * Sets whether repeating tasks keep running after shutdown (until {@code shutdownNow});
-         * default false: they are cancelled at shutdown.
-         */
-        public Builder continueExistingPeriodicTasksAfterShutdown(boolean value) {
-            this.continueExistingPeriodicTasksAfterShutdown = value;
-            return this;
-        }
-
-        /**
-         * Sets whether a repeating task that throws keeps its schedule, as Spring's schedulers do;
-         * default false: like the JDK, it stops and its future completes with the exception. The
-         * error handler sees the failure either way, and can stop the task by throwing.
-         */
-        public Builder keepRepeatingAfterFailure(boolean value) {
-            this.keepRepeatingAfterFailure = value;
-            return this;
-        }
-
-        /**
-         * Sets whether {@link #build()} starts one worker, parked until the first task comes, so
-         * that the first due task does not wait for a thread to start; default true. Without it
-         * the workers start with the first submitted task, or at {@link
-         * LeaderFollowerScheduler#prestartWorker()}.
-         */
-        public Builder prestartWorker(boolean value) {
-            this.prestartWorker = value;
+        @Override
+        Builder self() {
             return this;
         }
 
@@ -494,85 +345,21 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
          * Builds the scheduler and, unless told otherwise, starts one worker, which waits parked for
          * the first task; the other workers start with the first submitted task.
          *
-         * @throws IllegalStateException if virtual threads were asked for on a JVM without them
+         * @throws IllegalStateException if virtual threads were asked for on a JVM without them, or
+         *     a concurrency limit without virtual threads
          */
         public LeaderFollowerScheduler build() {
-            if (concurrencyLimit > 0 && !virtualThreads) {
-                throw new IllegalStateException(
-                        "concurrencyLimit applies to virtual threads only; without them the pool size is the limit");
-            }
-            int number = SCHEDULER_NUMBER.incrementAndGet();
-            ThreadFactory taskThreads = virtualThreads ? virtualThreadFactory(threadNamePrefix) : null;
-            ThreadFactory factory = threadFactory;
-            if (factory == null) {
-                factory = taskThreads != null ? taskThreads : new NamedThreadFactory(threadNamePrefix, daemon);
-            }
-            boolean manual = ticker instanceof ManualTicker;
-            Clock wallClock = clock != null ? clock : manual ? ((ManualTicker) ticker).clock() : Clock.systemUTC();
-            WorkerPool pool = new WorkerPool(new WorkerPool.Settings(
-                    "LeaderFollowerScheduler-" + number,
-                    poolSize,
-                    factory,
-                    ticker,
-                    manual,
-                    wallClock,
-                    misfirePolicy,
-                    errorHandler,
-                    executionListener,
-                    executeExistingDelayedTasksAfterShutdown,
-                    continueExistingPeriodicTasksAfterShutdown,
-                    keepRepeatingAfterFailure,
-                    taskThreads,
-                    concurrencyLimit));
+            PoolSettings settings = poolSettings();
+            WorkerPool pool = new WorkerPool(settings);
             LeaderFollowerScheduler scheduler = new LeaderFollowerScheduler(pool);
-            if (manual) {
-                ((ManualTicker) ticker).onAdvance(pool.timeAdvancedCallback());
-                ((ManualTicker) ticker).watch(scheduler);
+            if (settings.ticker() instanceof ManualTicker manual) {
+                manual.onAdvance(pool.timeAdvancedCallback());
+                manual.watch(scheduler);
             }
-            if (prestartWorker) {
+            if (prestartsWorker()) {
                 pool.prestartWorker();
             }
             return scheduler;
-        }
-
-        private static ThreadFactory virtualThreadFactory(String prefix) {
-            try {
-                Method ofVirtual = Thread.class.getMethod("ofVirtual");
-                Object builder = ofVirtual.invoke(null);
-                Class<?> builderType = Class.forName("java.lang.Thread$Builder");
-                builder =
-                        builderType.getMethod("name", String.class, long.class).invoke(builder, prefix, 1L);
-                return (ThreadFactory) builderType.getMethod("factory").invoke(builder);
-            } catch (NoSuchMethodException | ClassNotFoundException | IllegalAccessException e) {
-                throw virtualThreadsMissing(e);
-            } catch (InvocationTargetException e) {
-                throw virtualThreadsMissing(e.getCause());
-            }
-        }
-
-        private static IllegalStateException virtualThreadsMissing(@Nullable Throwable cause) {
-            return new IllegalStateException(
-                    "Virtual threads need Java 21 or later; this JVM is Java "
-                            + Runtime.version().feature(),
-                    cause);
-        }
-    }
-
-    private static final class NamedThreadFactory implements ThreadFactory {
-        private final String prefix;
-        private final boolean daemon;
-        private final AtomicInteger number = new AtomicInteger();
-
-        NamedThreadFactory(String prefix, boolean daemon) {
-            this.prefix = prefix;
-            this.daemon = daemon;
-        }
-
-        @Override
-        public Thread newThread(Runnable r) {
-            Thread thread = new Thread(r, prefix + number.incrementAndGet());
-            thread.setDaemon(daemon);
-            return thread;
         }
     }
 }

@@ -33,6 +33,29 @@ final class RecurringTask extends RepeatingTask implements Recurrence.Context {
         this.time = ticksUntil(first);
     }
 
+    /** Returns the first execution a rule gives, asked with no execution behind it; or null. */
+    static @Nullable Instant firstExecution(Recurrence recurrence, Clock clock) {
+        return recurrence.nextExecution(new FirstExecution(clock));
+    }
+
+    /** What a rule sees before the first execution: no instant yet, only the clock. */
+    private record FirstExecution(Clock clock) implements Recurrence.Context {
+        @Override
+        public @Nullable Instant lastScheduled() {
+            return null;
+        }
+
+        @Override
+        public @Nullable Instant lastStarted() {
+            return null;
+        }
+
+        @Override
+        public @Nullable Instant lastCompleted() {
+            return null;
+        }
+    }
+
     /** Puts the task back for the rest of the wait when the wall clock says it is early. */
     @Override
     boolean mayStart() {

@@ -1,9 +1,10 @@
 package io.timedjobs.scheduler.internal;
 
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
+import io.timedjobs.scheduler.RunGate;
+import io.timedjobs.scheduler.TaskErrorHandler;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutionException;
@@ -14,11 +15,14 @@ import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A one-shot task that is its own future: the object the queue orders, the worker runs and the
+ * Thread-safe: any thread may wait on it or cancel it, one worker at a time runs it. A one-shot
+ * task that is its own future: the object the queue orders, the worker runs and the
  * caller waits on are one and the same, so scheduling allocates nothing else.
  *
  * <p>Subclasses add repetition ({@link RepeatingTask}: {@link PeriodicTask}, {@link RecurringTask})
- * and failure reporting for fire-and-forget submissions ({@link ExecutedTask}).
+ * and failure reporting for fire-and-forget submissions ({@link ExecutedTask}); {@link
+ * CallableTask} and {@link RunnableWithResult} compute a result. The threads waiting in {@code get}
+ * are kept by {@link TaskWaiters}.
  *
  * @param <V> the result type
  */
@@ -63,9 +67,11 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
 
     /**
      * The pool; or, while threads are blocked in {@code get}, a Treiber stack of {@link WaitNode}s
-     * whose last node's {@code next} is the pool. Null only for the queue's own marker task.
+     * whose last node's {@code next} is the pool. Null only for the queue's own marker task. The
+     * stack's operations live in {@link TaskWaiters}, which alone changes this field once the task
+     * is made.
      */
-    private volatile @Nullable Object poolOrWaiters;
+    volatile @Nullable Object poolOrWaiters;
 
     /**
      * When the task is due, in ticker nanoseconds. Written before the task enters the queue (by the
@@ -100,24 +106,27 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
 
     /** Returns the pool the task belongs to: at the end of the waiters' stack, if any. */
     final WorkerPool pool() {
-        Object o = poolOrWaiters;
-        while (o instanceof WaitNode node) {
-            o = node.next;
-        }
-        return (WorkerPool) o;
+        return (WorkerPool) TaskWaiters.poolBelow(poolOrWaiters);
+    }
+
+    /** Returns the state; for {@link TaskWaiters}. */
+    final int state() {
+        return state;
     }
 
     // ---------------------------------------------------------------------------------------------
     // Execution, called by the worker
 
     /**
-     * Runs the task once on the current thread.
+     * Runs the task once on the current thread, through the gate if there is one.
      *
-     * @return how the execution ended, or {@code null} when nothing ran (the task was cancelled, or
-     *     it was not yet due by the wall clock and went back to the queue)
+     * @param gate the pool's gate, or null for none: passed in, rather than read from the pool, so
+     *     that a pool without one pays a null check and nothing more
+     * @return how the execution ended, or {@code null} when nothing ran (the task was cancelled,
+     *     the gate skipped it, or it was not yet due by the wall clock and went back to the queue)
      */
     @Nullable
-    Outcome execute() {
+    Outcome execute(@Nullable RunGate gate) {
         if (!claim()) {
             return null;
         }
@@ -127,27 +136,70 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
             if (w == null) {
                 return null;
             }
+            V value;
             try {
-                V value = invoke(w);
-                complete(NORMAL, value);
-                result = Outcome.SUCCEEDED;
+                if (gate == null) {
+                    value = invoke(w);
+                } else if (gate.enter(w)) {
+                    value = invokeGated(gate, w);
+                } else {
+                    complete(NORMAL, null); // skipped: completes as if it ran and returned null
+                    return null;
+                }
             } catch (Throwable failure) {
-                complete(EXCEPTIONAL, failure);
-                onFailure(failure);
-                result = Outcome.FAILED;
+                failed(failure);
+                return Outcome.FAILED;
             }
+            complete(NORMAL, value);
+            result = Outcome.SUCCEEDED;
         } finally {
             release();
         }
         return result;
     }
 
-    /** Hook for failures that no future reports; the default leaves them in the future. */
-    void onFailure(Throwable failure) {}
+    /** Runs the work, then leaves the gate; a failure of the gate joins the work's own. */
+    private @Nullable V invokeGated(RunGate gate, Object w) throws Exception {
+        V value;
+        try {
+            value = invoke(w);
+        } catch (Throwable failure) {
+            try {
+                gate.exit(w);
+            } catch (Throwable fromGate) {
+                failure.addSuppressed(fromGate);
+            }
+            throw failure;
+        }
+        gate.exit(w);
+        return value;
+    }
 
+    /**
+     * Completes the future after the work threw. With a one-shot error handler, the handler sees
+     * the failure first, on this thread: if it returns, the future completes normally with null;
+     * if it throws, with what it threw. Without one, the future holds the failure, as the JDK's
+     * does. Subclasses whose future nobody holds override this.
+     */
+    void failed(Throwable failure) {
+        TaskErrorHandler handler = pool().oneShotErrorHandler;
+        if (handler == null) {
+            complete(EXCEPTIONAL, failure);
+            return;
+        }
+        try {
+            handler.handleError(failure);
+        } catch (Throwable fromHandler) {
+            complete(EXCEPTIONAL, fromHandler);
+            return;
+        }
+        complete(NORMAL, null);
+    }
+
+    /** Runs the task once through the pool's gate, for a thread outside the pool. */
     @Override
     public final void run() {
-        execute();
+        execute(pool().runGate);
     }
 
     /** Runs the work; subclasses that compute a result override this. */
@@ -172,34 +224,9 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
             STATE.compareAndSet(this, RUNNING, NEW);
         }
         if (state == INTERRUPTING) {
-            awaitInterrupt();
+            TaskWaiters.awaitInterrupt(this);
         }
     }
-
-    /**
-     * Waits while a cancel(true) interrupts this thread: a short spin, for the canceller is a few
-     * instructions away from done; then parked, for it may have lost its processor. The canceller
-     * unparks the thread it interrupted once the state is INTERRUPTED; the timeout only serves a
-     * thread outside the pool that ran the task through run(), which no canceller knows of. The
-     * interrupt is cleared while parked, or park would return at once, and restored after.
-     */
-    private void awaitInterrupt() {
-        boolean interrupted = false;
-        for (int spins = 0; state == INTERRUPTING; spins++) {
-            if (spins < 64) {
-                Thread.onSpinWait();
-            } else {
-                interrupted |= Thread.interrupted();
-                LockSupport.parkNanos(this, INTERRUPT_WAIT_NANOS);
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Longest park of {@link #awaitInterrupt} before it looks at the state again. */
-    private static final long INTERRUPT_WAIT_NANOS = 1_000_000L;
 
     /** Whether the task is neither completed nor cancelled; it may be running. */
     final boolean isNew() {
@@ -213,7 +240,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
             if (STATE.compareAndSet(this, s, COMPLETING)) {
                 payload = value;
                 STATE.setRelease(this, finalState);
-                finishCompletion();
+                TaskWaiters.finishCompletion(this);
                 return true;
             }
         }
@@ -249,7 +276,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
             }
         } finally {
             payload = null;
-            finishCompletion();
+            TaskWaiters.finishCompletion(this);
             pool.onCancel(this);
         }
         return true;
@@ -270,7 +297,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     public V get() throws InterruptedException, ExecutionException {
         int s = state;
         if (s <= COMPLETING || s == RUNNING) {
-            s = awaitDone(false, 0L);
+            s = TaskWaiters.awaitDone(this, false, 0L);
         }
         return report(s);
     }
@@ -282,7 +309,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         }
         int s = state;
         if ((s <= COMPLETING || s == RUNNING)
-                && ((s = awaitDone(true, unit.toNanos(timeout))) <= COMPLETING || s == RUNNING)) {
+                && ((s = TaskWaiters.awaitDone(this, true, unit.toNanos(timeout))) <= COMPLETING || s == RUNNING)) {
             throw new TimeoutException("Task not completed within " + timeout + " " + unit);
         }
         return report(s);
@@ -298,92 +325,6 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
             throw new CancellationException("Task was cancelled");
         }
         throw new ExecutionException((Throwable) x);
-    }
-
-    private int awaitDone(boolean timed, long nanos) throws InterruptedException {
-        final long deadline = timed ? System.nanoTime() + nanos : 0L;
-        WaitNode node = null;
-        boolean queued = false;
-        for (; ; ) {
-            int s = state;
-            if (s > COMPLETING && s != RUNNING) {
-                if (node != null) {
-                    node.thread = null;
-                }
-                return s;
-            } else if (s == COMPLETING) {
-                Thread.yield(); // the outcome is being written this very moment
-            } else if (Thread.interrupted()) {
-                removeWaiter(node);
-                throw new InterruptedException();
-            } else if (node == null) {
-                if (timed && nanos <= 0L) {
-                    return s;
-                }
-                node = new WaitNode();
-            } else if (!queued) {
-                Object head = poolOrWaiters;
-                node.next = head;
-                queued = WAITERS.weakCompareAndSet(this, head, node);
-            } else if (timed) {
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0L) {
-                    removeWaiter(node);
-                    return state;
-                }
-                LockSupport.parkNanos(this, remaining);
-            } else {
-                LockSupport.park(this);
-            }
-        }
-    }
-
-    /** Unlinks a waiter that timed out or was interrupted, and any other dead node on the way. */
-    private void removeWaiter(@Nullable WaitNode node) {
-        if (node == null) {
-            return;
-        }
-        node.thread = null;
-        restart:
-        for (; ; ) {
-            WaitNode pred = null;
-            for (Object o = poolOrWaiters; o instanceof WaitNode q; ) {
-                Object next = q.next;
-                if (q.thread != null) {
-                    pred = q;
-                } else if (pred != null) {
-                    pred.next = next;
-                    if (pred.thread == null) {
-                        continue restart; // pred died meanwhile: its own unlinking may be lost
-                    }
-                } else if (!WAITERS.compareAndSet(this, q, next)) {
-                    continue restart;
-                }
-                o = next;
-            }
-            return;
-        }
-    }
-
-    /** Empties the waiters' stack, leaving the pool in its place, and wakes every waiter. */
-    private void finishCompletion() {
-        for (Object o; (o = poolOrWaiters) instanceof WaitNode first; ) {
-            Object pool = first.next;
-            while (pool instanceof WaitNode node) {
-                pool = node.next;
-            }
-            if (WAITERS.weakCompareAndSet(this, first, pool)) {
-                // The nodes keep their links: a concurrent pool() may still be walking them.
-                for (Object q = first; q instanceof WaitNode node; q = node.next) {
-                    Thread t = node.thread;
-                    if (t != null) {
-                        node.thread = null;
-                        LockSupport.unpark(t);
-                    }
-                }
-                break;
-            }
-        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -433,49 +374,11 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         return getClass().getSimpleName() + "[" + status + (w != null ? ", task = " + w : "") + "]";
     }
 
-    /** A one-shot task computing its result with a Callable. */
-    static final class CallableTask<V> extends ScheduledTask<V> {
-        CallableTask(WorkerPool pool, Callable<V> work, long time) {
-            super(pool, work, time);
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        V invoke(Object w) throws Exception {
-            return ((Callable<V>) w).call();
-        }
-    }
-
-    /** A one-shot Runnable that reports a given result, for {@code submit(Runnable, result)}. */
-    static final class RunnableWithResult<V> extends ScheduledTask<V> {
-        private final V result;
-
-        RunnableWithResult(WorkerPool pool, Runnable work, V result, long time) {
-            super(pool, work, time);
-            this.result = result;
-        }
-
-        @Override
-        V invoke(Object w) {
-            ((Runnable) w).run();
-            return result;
-        }
-    }
-
-    /** A thread blocked in get; next is the node below it, or the pool at the bottom. */
-    static final class WaitNode {
-        volatile @Nullable Thread thread = Thread.currentThread();
-        volatile @Nullable Object next;
-    }
-
     private static final VarHandle STATE;
-    private static final VarHandle WAITERS;
 
     static {
         try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            STATE = lookup.findVarHandle(ScheduledTask.class, "state", int.class);
-            WAITERS = lookup.findVarHandle(ScheduledTask.class, "poolOrWaiters", Object.class);
+            STATE = MethodHandles.lookup().findVarHandle(ScheduledTask.class, "state", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -48,7 +48,7 @@ class EngineRaceTest {
     }
 
     private WorkerPool pool(Ticker ticker, int poolSize, ThreadFactory threads, TaskErrorHandler errors) {
-        WorkerPool pool = new WorkerPool(new WorkerPool.Settings(
+        WorkerPool pool = new WorkerPool(new PoolSettings(
                 "test",
                 poolSize,
                 threads,
@@ -62,7 +62,9 @@ class EngineRaceTest {
                 false,
                 false,
                 null,
-                0));
+                0,
+                null,
+                null));
         pools.add(pool);
         return pool;
     }
@@ -121,7 +123,7 @@ class EngineRaceTest {
         WorkerPool pool = pool(Ticker.system(), 2, daemons());
         CountDownLatch inWindow = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
-        pool.afterShutdownMarked = () -> {
+        pool.lifecycle.afterShutdownMarked = () -> {
             inWindow.countDown();
             await().atMost(TestDelays.LONG).until(() -> proceed.getCount() == 0);
         };

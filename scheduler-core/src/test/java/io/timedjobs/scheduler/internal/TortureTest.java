@@ -113,7 +113,7 @@ class TortureTest {
             this.shutdownRacing = random.nextInt(3) == 0;
             long start = random.nextInt(4) == 0 ? Long.MAX_VALUE - random.nextLong(1L << 32) : random.nextLong();
             this.ticker = new JitteryTicker(new ManualTicker(start, Instant.EPOCH));
-            this.scheduler = new WorkerPool(new WorkerPool.Settings(
+            this.scheduler = new WorkerPool(new PoolSettings(
                     "torture",
                     workers,
                     r -> {
@@ -131,7 +131,9 @@ class TortureTest {
                     false,
                     false,
                     null,
-                    0));
+                    0,
+                    null,
+                    null));
             this.ticker.onAdvance = scheduler.timeAdvancedCallback();
             scheduler.prestartWorker();
             this.capacity = producers * perProducer;

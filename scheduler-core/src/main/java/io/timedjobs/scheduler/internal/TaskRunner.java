@@ -1,0 +1,177 @@
+package io.timedjobs.scheduler.internal;
+
+import io.timedjobs.scheduler.ExecutionListener;
+import io.timedjobs.scheduler.ExecutionListener.Outcome;
+import io.timedjobs.scheduler.RunGate;
+import io.timedjobs.scheduler.Ticker;
+import java.util.Set;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe, called by the pool's workers and task threads: what a worker does with each task it
+ * takes (run it, or hand it to a thread of its own), the run state it checks first, and the
+ * counters it keeps. Everything a task's execution reads is a field of this object, so that the
+ * loop pays no indirection per task.
+ */
+final class TaskRunner {
+
+    /*
+     * Run state, only ever increasing:
+     *   RUNNING    accepts tasks
+     *   SHUTDOWN   accepts none; runs what the shutdown policy kept; workers exit when the queue
+     *              is empty
+     *   STOP       accepts none, runs none; running tasks were interrupted
+     *   TERMINATED no worker left
+     * Transitions happen under WorkerLifecycle's mainLock, by it alone; the queue keeps its own
+     * copy of "shut down" and "stopped" under its lock, which is what makes a submission and a
+     * shutdown atomic to each other.
+     */
+    static final int RUNNING = 0;
+    static final int SHUTDOWN = 1;
+    static final int STOP = 2;
+    static final int TERMINATED = 3;
+
+    /**
+     * The run state, one of the constants above. Read by every worker once per task, without a
+     * lock; written by {@link WorkerLifecycle} only, under its mainLock.
+     */
+    volatile int runState = RUNNING;
+
+    private final LeaderFollowerDelayQueue queue;
+    private final Ticker ticker;
+    private final ExecutionListener listener;
+
+    /** Whether executions are timed: only a listener needs the two ticker reads per task. */
+    private final boolean timed;
+
+    /**
+     * Called around every execution, or null: final, so a pool without one pays a null check per
+     * task and no volatile read.
+     */
+    private final @Nullable RunGate runGate;
+
+    private final boolean keepRepeatingAfterShutdown;
+
+    /**
+     * Where each due task runs on a thread of its own (virtual threads), or null: then each task
+     * runs on the worker that took it. The pool terminates only when none of those threads is left,
+     * and a task that puts itself back after the last worker left gets a new worker.
+     */
+    final @Nullable TaskThreads taskThreads;
+
+    /** Whether the pool stops; made once, so that handing a task to its own thread allocates none. */
+    private final BooleanSupplier stopping = () -> runState >= STOP;
+
+    /** Shared with {@link WorkerLifecycle}: the threads that run a task of their own join it here. */
+    private final Set<Waiter> waiters;
+
+    /** Workers running a task; striped, since every worker writes it twice per task. */
+    final LongAdder active = new LongAdder();
+
+    final LongAdder completed = new LongAdder();
+    final LongAdder failed = new LongAdder();
+
+    /**
+     * @param lastOwnThreadEnded called when the last task running on a thread of its own ended
+     */
+    TaskRunner(
+            PoolSettings settings, LeaderFollowerDelayQueue queue, Set<Waiter> waiters, Runnable lastOwnThreadEnded) {
+        this.queue = queue;
+        this.ticker = settings.ticker();
+        this.listener = settings.listener();
+        this.timed = listener != ExecutionListener.none();
+        this.runGate = settings.runGate();
+        this.keepRepeatingAfterShutdown = settings.continueExistingPeriodicTasksAfterShutdown();
+        this.waiters = waiters;
+        ThreadFactory perTask = settings.taskThreadFactory();
+        this.taskThreads = perTask == null
+                ? null
+                : new TaskThreads(perTask, settings.concurrencyLimit(), this::runOnOwnThread, lastOwnThreadEnded);
+    }
+
+    /**
+     * Takes and runs tasks until the queue has none left for this worker; called by a registered
+     * worker. A failure that escapes ends the loop, and with it the worker.
+     */
+    void work(Waiter me) {
+        for (; ; ) {
+            ScheduledTask<?> task = queue.take(me);
+            if (task == null) {
+                return;
+            }
+            TaskThreads own = taskThreads;
+            if (own != null) {
+                own.start(task, stopping); // stopping: the task never runs
+                continue;
+            }
+            // Published by the task's own move to RUNNING, which a cancel(true) reads first.
+            me.running = task;
+            try {
+                runTask(task);
+            } finally {
+                me.running = null;
+            }
+        }
+    }
+
+    /** Runs a task on its own thread, registered so that its cancel(true) finds the thread. */
+    private void runOnOwnThread(ScheduledTask<?> task) {
+        Waiter me = new Waiter(Thread.currentThread());
+        me.running = task;
+        waiters.add(me);
+        try {
+            runTask(task);
+        } finally {
+            waiters.remove(me);
+        }
+    }
+
+    private void runTask(ScheduledTask<?> task) {
+        // An interrupt left over from a cancel(true) must not hit the next task; after
+        // shutdownNow every task must see one.
+        if (runState >= STOP) {
+            task.cancel(false);
+            return;
+        }
+        Thread.interrupted();
+        if (task.isPeriodic() && runState >= SHUTDOWN && !keepRepeatingAfterShutdown) {
+            task.cancel(false);
+            return;
+        }
+        long due = task.time;
+        // Read before it runs, for the listener: a one-shot task's result takes its place.
+        Object work = task.payload;
+        if (work == null) {
+            work = task;
+        }
+        long start = timed ? ticker.read() : 0L;
+        active.increment();
+        Outcome outcome;
+        try {
+            outcome = task.execute(runGate);
+        } catch (Throwable escaped) {
+            // Only an error handler can throw here, for a task given to execute(): the worker
+            // dies with it, and workerExited puts a new one in its place.
+            count(Outcome.FAILED, due, start, work);
+            throw escaped;
+        } finally {
+            active.decrement();
+        }
+        if (outcome != null) {
+            count(outcome, due, start, work);
+        }
+    }
+
+    private void count(Outcome outcome, long due, long start, Object work) {
+        completed.increment();
+        if (outcome == Outcome.FAILED) {
+            failed.increment();
+        }
+        if (timed) {
+            listener.onExecution(work, Math.max(0L, start - due), ticker.read() - start, outcome);
+        }
+    }
+}

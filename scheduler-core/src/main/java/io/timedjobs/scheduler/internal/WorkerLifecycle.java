@@ -1,0 +1,321 @@
+package io.timedjobs.scheduler.internal;
+
+import static io.timedjobs.scheduler.internal.TaskRunner.RUNNING;
+import static io.timedjobs.scheduler.internal.TaskRunner.SHUTDOWN;
+import static io.timedjobs.scheduler.internal.TaskRunner.STOP;
+import static io.timedjobs.scheduler.internal.TaskRunner.TERMINATED;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe, used by its {@link WorkerPool} only; every change happens under {@link #mainLock}:
+ * starts and replaces the pool's workers, keeps the roster of live ones, and runs the shutdown and
+ * termination sequence.
+ *
+ * <p>The run state itself is a field of the {@link TaskRunner}, so that the workers read it once
+ * per task without going through this object; only this class writes it, under mainLock.
+ */
+final class WorkerLifecycle {
+
+    private final WorkerPool pool;
+    private final TaskRunner runner;
+    private final LeaderFollowerDelayQueue queue;
+    private final ThreadFactory threadFactory;
+    private final int poolSize;
+    private final boolean keepDelayedAfterShutdown;
+    private final boolean keepRepeatingAfterShutdown;
+
+    /** The tasks running on threads of their own, or null; see TaskRunner's field of that name. */
+    private final @Nullable TaskThreads taskThreads;
+
+    /**
+     * Guards the run state's transitions and the set of workers.
+     *
+     * <p>Lock order: mainLock first, then the queue's lock, never the other way round. Code that
+     * holds the queue's lock calls nothing that takes mainLock; a task's cancel(true), which runs
+     * on any thread and may find its task running, finds the worker through {@link #waiters}
+     * without mainLock, so a worker waiting for that cancel in its task's release() never waits
+     * behind whoever holds mainLock.
+     */
+    private final ReentrantLock mainLock = new ReentrantLock();
+
+    private final Condition termination = mainLock.newCondition();
+
+    /** Live workers. Guarded by mainLock. */
+    private final HashSet<Thread> workers = new HashSet<>();
+
+    /**
+     * The queue's view of each live worker, which also says what it runs; shared with the pool,
+     * which adds and removes the threads that run a task of their own. A worker's entry changes
+     * under mainLock; the set is read without it by a cancel(true), which may miss a worker that
+     * starts meanwhile (it runs no task yet) and is not hurt by one that leaves (it runs no task
+     * any more).
+     */
+    private final Set<Waiter> waiters;
+
+    /**
+     * Run by shutdown() after it marked the pool and before it closes the queue; null but in tests
+     * that force a submission into that window.
+     */
+    volatile @Nullable Runnable afterShutdownMarked;
+
+    WorkerLifecycle(
+            WorkerPool pool,
+            PoolSettings settings,
+            LeaderFollowerDelayQueue queue,
+            TaskRunner runner,
+            Set<Waiter> waiters) {
+        this.pool = pool;
+        this.runner = runner;
+        this.queue = queue;
+        this.threadFactory = settings.threadFactory();
+        this.poolSize = settings.poolSize();
+        this.keepDelayedAfterShutdown = settings.executeExistingDelayedTasksAfterShutdown();
+        this.keepRepeatingAfterShutdown = settings.continueExistingPeriodicTasksAfterShutdown();
+        this.taskThreads = runner.taskThreads;
+        this.waiters = waiters;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Starting workers
+
+    /** Starts one worker, parked until the first task comes, unless one was started already. */
+    void prestartWorker() {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            if (!pool.started && runner.runState == RUNNING && workers.isEmpty()) {
+                addWorker();
+            }
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    /** Starts the workers not started yet; called after the first submission was queued. */
+    void startWorkers() {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            if (pool.started || runner.runState != RUNNING) {
+                return; // after shutdown, tryTerminate starts a worker if an accepted task needs one
+            }
+            for (int i = workers.size(); i < poolSize; i++) {
+                addWorker();
+            }
+            pool.started = true;
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    /** Starts one worker. Called under mainLock. */
+    private void addWorker() {
+        Thread thread = threadFactory.newThread(this::runWorker);
+        if (thread == null) {
+            throw new IllegalStateException("Thread factory " + threadFactory + " returned no thread");
+        }
+        workers.add(thread);
+        try {
+            thread.start();
+        } catch (Throwable failure) {
+            workers.remove(thread);
+            throw failure;
+        }
+    }
+
+    /** The body of every worker: registered, it runs tasks until none is left for it. */
+    private void runWorker() {
+        Waiter me = new Waiter(Thread.currentThread());
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            waiters.add(me);
+        } finally {
+            mainLock.unlock();
+        }
+        boolean abrupt = true;
+        try {
+            runner.work(me);
+            abrupt = false;
+        } finally {
+            workerExited(me, abrupt);
+        }
+    }
+
+    /** Forgets a worker; one that died of a failure gets a successor while work remains. */
+    private void workerExited(Waiter worker, boolean abrupt) {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            waiters.remove(worker);
+            workers.remove(worker.thread);
+            int runState = runner.runState;
+            if (abrupt && runState < STOP && (runState == RUNNING || queue.hasTasks())) {
+                addWorker();
+            }
+            tryTerminate();
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    /** Called when the last task running on a thread of its own ended. */
+    void ownThreadsEnded() {
+        if (runner.runState >= SHUTDOWN) {
+            final ReentrantLock mainLock = this.mainLock;
+            mainLock.lock();
+            try {
+                tryTerminate();
+            } finally {
+                mainLock.unlock();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Shutdown and termination
+
+    /**
+     * Moves to TERMINATED when nothing is left to do. A task accepted before the queue closed may
+     * have found no worker (none had started yet, or the last one was leaving): then one starts
+     * to run it, for accepting and shutting down are atomic to each other only if every accepted
+     * task is run or cancelled by the shutdown policy. Called under mainLock.
+     */
+    private void tryTerminate() {
+        int runState = runner.runState;
+        if (runState < SHUTDOWN || runState == TERMINATED || !workers.isEmpty()) {
+            return;
+        }
+        if (runState == SHUTDOWN && queue.hasTasks()) {
+            addWorker();
+            return;
+        }
+        if (taskThreads != null && taskThreads.running() > 0) {
+            return; // the last task on a thread of its own calls again when it ends
+        }
+        runner.runState = TERMINATED;
+        termination.signalAll();
+    }
+
+    void shutdown() {
+        advanceRunState(SHUTDOWN);
+        Runnable hook = afterShutdownMarked;
+        if (hook != null) {
+            hook.run();
+        }
+        for (ScheduledTask<?> dropped : queue.shutdown(keepDelayedAfterShutdown, keepRepeatingAfterShutdown)) {
+            dropped.cancel(false);
+        }
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            tryTerminate();
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    List<Runnable> shutdownNow() {
+        advanceRunState(STOP);
+        List<Runnable> neverRan = new ArrayList<>(queue.stop());
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            for (Thread worker : workers) {
+                worker.interrupt();
+            }
+            for (Waiter w : waiters) {
+                if (w.running != null) {
+                    w.thread.interrupt(); // a task running on a thread of its own
+                }
+            }
+            tryTerminate();
+        } finally {
+            mainLock.unlock();
+        }
+        return neverRan;
+    }
+
+    /** Moves the run state up to {@code target}, never down. */
+    private void advanceRunState(int target) {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            if (runner.runState < target) {
+                runner.runState = target;
+            }
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        long nanos = unit.toNanos(timeout);
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            while (runner.runState != TERMINATED) {
+                if (nanos <= 0L) {
+                    return false;
+                }
+                nanos = termination.awaitNanos(nanos);
+            }
+            return true;
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The roster
+
+    /**
+     * Interrupts the worker running a task, for its cancel(true), without taking mainLock. The
+     * worker waits in the task's release() until the cancel is over, so the interrupt cannot reach
+     * its next task. A task run by a thread outside the pool, through its own run(), is not
+     * interrupted.
+     *
+     * @return the interrupted thread, for the canceller to unpark once the cancel is over; or null
+     */
+    @Nullable
+    Thread interruptWorkerRunning(ScheduledTask<?> task) {
+        for (Waiter w : waiters) {
+            if (w.running == task) {
+                w.thread.interrupt();
+                return w.thread;
+            }
+        }
+        return null;
+    }
+
+    /** Returns the number of live workers. */
+    int liveWorkers() {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            return workers.size();
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    /** Returns a snapshot of the live worker threads. */
+    List<Thread> workerThreads() {
+        final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            return new ArrayList<>(workers);
+        } finally {
+            mainLock.unlock();
+        }
+    }
+}
