@@ -7,6 +7,8 @@ package io.timedjobs.scheduler;
  * <p>It is called on the worker thread right after each execution, so it must be fast and must not
  * block. The scheduler allocates nothing to call it. An exception thrown by a listener ends the
  * worker thread (the pool replaces it) and reaches the thread's uncaught-exception handler.
+ *
+ * <p>An execution that a {@link RunGate} skipped is not reported.
  */
 @FunctionalInterface
 public interface ExecutionListener {

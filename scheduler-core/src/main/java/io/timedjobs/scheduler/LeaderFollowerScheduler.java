@@ -282,12 +282,18 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         return pool.corePoolSize();
     }
 
-    /** Returns the number of executions finished so far, failed ones included. */
+    /**
+     * Returns the number of executions finished so far, failed ones included; executions a {@link
+     * RunGate} skipped are not counted.
+     */
     public long getCompletedTaskCount() {
         return pool.completedCount();
     }
 
-    /** Returns the number of executions that threw. */
+    /**
+     * Returns the number of executions that threw, including one-shot tasks whose failure the
+     * {@linkplain Builder#oneShotErrorHandler one-shot error handler} suppressed.
+     */
     public long getFailedTaskCount() {
         return pool.failedCount();
     }
@@ -343,6 +349,8 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
         private MisfirePolicy misfirePolicy = MisfirePolicy.CATCH_UP;
         private TaskErrorHandler errorHandler = TaskErrorHandler.logging();
         private ExecutionListener executionListener = ExecutionListener.none();
+        private @Nullable RunGate runGate;
+        private @Nullable TaskErrorHandler oneShotErrorHandler;
         private boolean executeExistingDelayedTasksAfterShutdown = true;
         private boolean continueExistingPeriodicTasksAfterShutdown;
         private boolean keepRepeatingAfterFailure;
@@ -445,6 +453,29 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
             return this;
         }
 
+        /**
+         * Sets the handler that sees each failure of a one-shot task ({@code schedule} with a
+         * delay, {@code submit}) on the worker, before the task's future completes: if the handler
+         * returns, the future completes normally with {@code null}; if it throws, the future
+         * completes with what it threw. The execution counts as failed either way. Default none:
+         * the future holds the failure and nothing else sees it, as with the JDK's scheduler.
+         * Tasks given to {@code execute} go to the {@linkplain #errorHandler error handler}.
+         */
+        public Builder oneShotErrorHandler(TaskErrorHandler oneShotErrorHandler) {
+            this.oneShotErrorHandler = Objects.requireNonNull(oneShotErrorHandler, "oneShotErrorHandler");
+            return this;
+        }
+
+        /**
+         * Sets the gate every execution passes, on the thread that runs it; default none, which
+         * costs nothing per execution. See {@link RunGate} for what a skipped execution does and
+         * how it is counted.
+         */
+        public Builder runGate(RunGate runGate) {
+            this.runGate = Objects.requireNonNull(runGate, "runGate");
+            return this;
+        }
+
         /** Sets the listener told of every execution; default none. */
         public Builder executionListener(ExecutionListener executionListener) {
             this.executionListener = Objects.requireNonNull(executionListener, "executionListener");
@@ -523,7 +554,9 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
                     continueExistingPeriodicTasksAfterShutdown,
                     keepRepeatingAfterFailure,
                     taskThreads,
-                    concurrencyLimit));
+                    concurrencyLimit,
+                    runGate,
+                    oneShotErrorHandler));
             LeaderFollowerScheduler scheduler = new LeaderFollowerScheduler(pool);
             if (manual) {
                 ((ManualTicker) ticker).onAdvance(pool.timeAdvancedCallback());

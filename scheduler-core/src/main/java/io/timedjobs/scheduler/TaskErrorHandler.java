@@ -4,7 +4,9 @@ import java.lang.System.Logger.Level;
 
 /**
  * Receives the failures that no {@link java.util.concurrent.Future} reports: those of repeating
- * tasks and of tasks handed to {@link java.util.concurrent.Executor#execute(Runnable)}.
+ * tasks and of tasks handed to {@link java.util.concurrent.Executor#execute(Runnable)}; or, set as
+ * the {@linkplain LeaderFollowerScheduler.Builder#oneShotErrorHandler one-shot error handler}, the
+ * failures of one-shot tasks before their futures see them.
  *
  * <p>A handler that throws ends the repeating task that failed (its future then completes with the
  * handler's exception); for a task given to {@code execute}, the exception ends the worker thread,

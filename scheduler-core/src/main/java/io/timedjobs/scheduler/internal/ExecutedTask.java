@@ -10,8 +10,10 @@ final class ExecutedTask extends ScheduledTask<Void> {
         super(pool, work, time);
     }
 
+    /** The future holds the failure as usual; the error handler sees it, and may throw. */
     @Override
-    void onFailure(Throwable failure) {
+    void failed(Throwable failure) {
+        complete(EXCEPTIONAL, failure);
         pool().errorHandler.handleError(failure);
     }
 }

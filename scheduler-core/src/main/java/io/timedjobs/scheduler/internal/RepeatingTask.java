@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.internal;
 
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
+import io.timedjobs.scheduler.RunGate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,12 +24,18 @@ abstract class RepeatingTask extends ScheduledTask<Void> {
         return true;
     }
 
+    /**
+     * Runs the work once, through the gate if there is one. A skipped execution calls {@link
+     * #started} and {@link #finished} as a run would, so the next one is computed as if it ran,
+     * and reports no outcome.
+     */
     @Override
-    final @Nullable Outcome execute() {
+    final @Nullable Outcome execute(@Nullable RunGate gate) {
         if (!mayStart() || !claim()) {
             return null;
         }
         Throwable failure = null;
+        boolean ran = true;
         try {
             Object w = payload;
             if (w == null) {
@@ -36,7 +43,11 @@ abstract class RepeatingTask extends ScheduledTask<Void> {
             }
             started();
             try {
-                ((Runnable) w).run();
+                if (gate == null) {
+                    ((Runnable) w).run();
+                } else {
+                    ran = runGated(gate, (Runnable) w);
+                }
             } catch (Throwable t) {
                 failure = t;
             }
@@ -54,7 +65,34 @@ abstract class RepeatingTask extends ScheduledTask<Void> {
         if (isNew() && !scheduleNext()) {
             return Outcome.FAILED;
         }
+        if (!ran) {
+            return null;
+        }
         return failure == null ? Outcome.SUCCEEDED : Outcome.FAILED;
+    }
+
+    /**
+     * Runs the work if the gate lets it, then leaves the gate; a failure of the gate joins the
+     * work's own.
+     *
+     * @return whether the work ran
+     */
+    private static boolean runGated(RunGate gate, Runnable w) {
+        if (!gate.enter(w)) {
+            return false;
+        }
+        try {
+            w.run();
+        } catch (Throwable failure) {
+            try {
+                gate.exit(w);
+            } catch (Throwable fromGate) {
+                failure.addSuppressed(fromGate);
+            }
+            throw failure;
+        }
+        gate.exit(w);
+        return true;
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.timedjobs.scheduler.internal;
 
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
+import io.timedjobs.scheduler.RunGate;
+import io.timedjobs.scheduler.TaskErrorHandler;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.Callable;
@@ -111,13 +113,15 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     // Execution, called by the worker
 
     /**
-     * Runs the task once on the current thread.
+     * Runs the task once on the current thread, through the gate if there is one.
      *
-     * @return how the execution ended, or {@code null} when nothing ran (the task was cancelled, or
-     *     it was not yet due by the wall clock and went back to the queue)
+     * @param gate the pool's gate, or null for none: passed in, rather than read from the pool, so
+     *     that a pool without one pays a null check and nothing more
+     * @return how the execution ended, or {@code null} when nothing ran (the task was cancelled,
+     *     the gate skipped it, or it was not yet due by the wall clock and went back to the queue)
      */
     @Nullable
-    Outcome execute() {
+    Outcome execute(@Nullable RunGate gate) {
         if (!claim()) {
             return null;
         }
@@ -127,27 +131,70 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
             if (w == null) {
                 return null;
             }
+            V value;
             try {
-                V value = invoke(w);
-                complete(NORMAL, value);
-                result = Outcome.SUCCEEDED;
+                if (gate == null) {
+                    value = invoke(w);
+                } else if (gate.enter(w)) {
+                    value = invokeGated(gate, w);
+                } else {
+                    complete(NORMAL, null); // skipped: completes as if it ran and returned null
+                    return null;
+                }
             } catch (Throwable failure) {
-                complete(EXCEPTIONAL, failure);
-                onFailure(failure);
-                result = Outcome.FAILED;
+                failed(failure);
+                return Outcome.FAILED;
             }
+            complete(NORMAL, value);
+            result = Outcome.SUCCEEDED;
         } finally {
             release();
         }
         return result;
     }
 
-    /** Hook for failures that no future reports; the default leaves them in the future. */
-    void onFailure(Throwable failure) {}
+    /** Runs the work, then leaves the gate; a failure of the gate joins the work's own. */
+    private @Nullable V invokeGated(RunGate gate, Object w) throws Exception {
+        V value;
+        try {
+            value = invoke(w);
+        } catch (Throwable failure) {
+            try {
+                gate.exit(w);
+            } catch (Throwable fromGate) {
+                failure.addSuppressed(fromGate);
+            }
+            throw failure;
+        }
+        gate.exit(w);
+        return value;
+    }
 
+    /**
+     * Completes the future after the work threw. With a one-shot error handler, the handler sees
+     * the failure first, on this thread: if it returns, the future completes normally with null;
+     * if it throws, with what it threw. Without one, the future holds the failure, as the JDK's
+     * does. Subclasses whose future nobody holds override this.
+     */
+    void failed(Throwable failure) {
+        TaskErrorHandler handler = pool().oneShotErrorHandler;
+        if (handler == null) {
+            complete(EXCEPTIONAL, failure);
+            return;
+        }
+        try {
+            handler.handleError(failure);
+        } catch (Throwable fromHandler) {
+            complete(EXCEPTIONAL, fromHandler);
+            return;
+        }
+        complete(NORMAL, null);
+    }
+
+    /** Runs the task once through the pool's gate, for a thread outside the pool. */
     @Override
     public final void run() {
-        execute();
+        execute(pool().runGate);
     }
 
     /** Runs the work; subclasses that compute a result override this. */

@@ -4,6 +4,7 @@ import io.timedjobs.scheduler.ExecutionListener;
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
 import io.timedjobs.scheduler.MisfirePolicy;
 import io.timedjobs.scheduler.Recurrence;
+import io.timedjobs.scheduler.RunGate;
 import io.timedjobs.scheduler.TaskErrorHandler;
 import io.timedjobs.scheduler.Ticker;
 import java.time.Clock;
@@ -55,6 +56,16 @@ public final class WorkerPool {
     final Clock clock;
     final MisfirePolicy misfirePolicy;
     final TaskErrorHandler errorHandler;
+
+    /** Sees the failures of one-shot tasks before their futures do; null to leave them to the futures. */
+    final @Nullable TaskErrorHandler oneShotErrorHandler;
+
+    /**
+     * Called around every execution, or null: final, so a pool without one pays a null check per
+     * task and no volatile read.
+     */
+    final @Nullable RunGate runGate;
+
     private final ExecutionListener listener;
 
     /** Whether executions are timed: only a listener needs the two ticker reads per task. */
@@ -136,13 +147,18 @@ public final class WorkerPool {
             boolean continueExistingPeriodicTasksAfterShutdown,
             boolean keepRepeatingAfterFailure,
             @Nullable ThreadFactory taskThreadFactory,
-            int concurrencyLimit) {
+            int concurrencyLimit,
+            @Nullable RunGate runGate,
+            @Nullable TaskErrorHandler oneShotErrorHandler) {
 
         /**
          * @param taskThreadFactory makes a thread of its own for each due task (a virtual thread);
          *     null to run each task on the worker that took it
          * @param concurrencyLimit with a task thread factory, the most tasks running at once; 0 for
          *     no limit
+         * @param runGate called around every execution; null for none
+         * @param oneShotErrorHandler sees each failure of a one-shot task before its future; null to
+         *     leave the failure to the future alone
          */
         public Settings {}
     }
@@ -155,6 +171,8 @@ public final class WorkerPool {
         this.clock = settings.clock();
         this.misfirePolicy = settings.misfirePolicy();
         this.errorHandler = settings.errorHandler();
+        this.oneShotErrorHandler = settings.oneShotErrorHandler();
+        this.runGate = settings.runGate();
         this.listener = settings.listener();
         this.timed = listener != ExecutionListener.none();
         this.keepDelayedAfterShutdown = settings.executeExistingDelayedTasksAfterShutdown();
@@ -379,7 +397,7 @@ public final class WorkerPool {
         active.increment();
         Outcome outcome;
         try {
-            outcome = task.execute();
+            outcome = task.execute(runGate);
         } catch (Throwable escaped) {
             // Only an error handler can throw here, for a task given to execute(): the worker
             // dies with it, and workerExited puts a new one in its place.

@@ -62,7 +62,9 @@ class EngineRaceTest {
                 false,
                 false,
                 null,
-                0));
+                0,
+                null,
+                null));
         pools.add(pool);
         return pool;
     }

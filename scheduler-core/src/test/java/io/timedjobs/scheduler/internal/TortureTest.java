@@ -131,7 +131,9 @@ class TortureTest {
                     false,
                     false,
                     null,
-                    0));
+                    0,
+                    null,
+                    null));
             this.ticker.onAdvance = scheduler.timeAdvancedCallback();
             scheduler.prestartWorker();
             this.capacity = producers * perProducer;
