@@ -147,8 +147,14 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
         if (scheduler != null) {
             return;
         }
-        // In a context, the start-up report prestarts a worker once it knows this scheduler is used.
-        scheduler = engineBuilder(applicationContext == null, this::handleRepeatingFailure, JobRegistry.recorder())
+        scheduler = engineBuilder(
+                        JobRegistry.recorder(),
+                        builder -> builder.errorHandler(this::handleRepeatingFailure)
+                                .oneShotErrorHandler(this::handleOneShotFailure)
+                                .runGate(new JobRunGate(lifecycle.gate()))
+                                // In a context, the start-up report prestarts a worker once it knows this scheduler is
+                                // used.
+                                .prestartWorker(applicationContext == null))
                 .build();
     }
 
@@ -184,6 +190,10 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
      * Returns the engine, for its live figures ({@code getQueueSize()}, {@code getOverdue(...)})
      * or to use it as a {@code ScheduledExecutorService}.
      *
+     * <p><b>NOTE:</b> tasks given to it directly are this scheduler's too: they wait while it is
+     * {@linkplain #stop() stopped}, and a one-shot task's failure goes to the {@linkplain
+     * #setErrorHandler error handler} (by default: logged, then held by its future).
+     *
      * @throws IllegalStateException if this scheduler is not initialized yet
      */
     public LeaderFollowerScheduler getScheduledExecutor() {
@@ -209,7 +219,7 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
     public @Nullable ScheduledFuture<?> schedule(Runnable task, Trigger trigger) {
         Objects.requireNonNull(trigger, "trigger");
         LeaderFollowerScheduler engine = getScheduledExecutor();
-        AdaptedTask wrapped = repeating(task, JobRegistry.describe(trigger));
+        JobTask wrapped = repeating(task, JobRegistry.describe(trigger));
         try {
             return attach(wrapped, engine.schedule(wrapped, new TriggerRecurrence(trigger)));
         } catch (RejectedExecutionException ex) {
@@ -222,9 +232,8 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
         long delay = TimeArguments.nanosUntil(startTime, getClock());
         LeaderFollowerScheduler engine = getScheduledExecutor();
         Objects.requireNonNull(task, "task");
-        Runnable wrapped = new AdaptedTask(decorate(task), null, this);
         try {
-            return engine.schedule(wrapped, delay, TimeUnit.NANOSECONDS);
+            return engine.schedule(decorate(task), delay, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException ex) {
             throw rejected(task, ex);
         }
@@ -253,7 +262,7 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
     private ScheduledFuture<?> fixedRate(Runnable task, long initialDelayNanos, Duration period) {
         long periodNanos = TimeArguments.positiveNanos(period, "period");
         LeaderFollowerScheduler engine = getScheduledExecutor();
-        AdaptedTask wrapped = repeating(task, "every " + JobRegistry.words(period));
+        JobTask wrapped = repeating(task, "every " + JobRegistry.words(period));
         try {
             return attach(
                     wrapped, engine.scheduleAtFixedRate(wrapped, initialDelayNanos, periodNanos, TimeUnit.NANOSECONDS));
@@ -265,7 +274,7 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
     private ScheduledFuture<?> fixedDelay(Runnable task, long initialDelayNanos, Duration delay) {
         long delayNanos = TimeArguments.positiveNanos(delay, "delay");
         LeaderFollowerScheduler engine = getScheduledExecutor();
-        AdaptedTask wrapped = repeating(task, JobRegistry.words(delay) + " after each run");
+        JobTask wrapped = repeating(task, JobRegistry.words(delay) + " after each run");
         try {
             return attach(
                     wrapped,
@@ -280,20 +289,17 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Task wrapping: pause gate outermost, then the decorator, then (one-shot only) error handling.
-    // Failures of repeating tasks travel to the engine, which counts them and calls
-    // handleRepeatingFailure.
+    // What the engine runs: a one-shot task as it is (decorated), a repeating one in a JobTask that
+    // carries its TrackedJob. Around every execution the engine calls the JobRunGate; failures go
+    // to handleRepeatingFailure or handleOneShotFailure, from the engine.
 
-    private AdaptedTask repeating(Runnable task, String schedule) {
+    private JobTask repeating(Runnable task, String schedule) {
         Objects.requireNonNull(task, "task");
-        return new AdaptedTask(decorate(task), jobRegistry.track(task, schedule), this);
+        return new JobTask(decorate(task), jobRegistry.track(task, schedule));
     }
 
-    private static ScheduledFuture<?> attach(AdaptedTask wrapped, ScheduledFuture<?> future) {
-        TrackedJob job = wrapped.trackedJob();
-        if (job != null) {
-            job.attach(future);
-        }
+    private static ScheduledFuture<?> attach(JobTask wrapped, ScheduledFuture<?> future) {
+        wrapped.trackedJob().attach(future);
         return future;
     }
 
@@ -302,17 +308,13 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
         return decorator != null ? decorator.decorate(task) : task;
     }
 
-    PauseGate gate() {
-        return lifecycle.gate();
-    }
-
     private void handleRepeatingFailure(Throwable failure) {
         ErrorHandler handler = errorHandler;
         (handler != null ? handler : TaskUtils.LOG_AND_SUPPRESS_ERROR_HANDLER).handleError(failure);
     }
 
     /** Reports a one-shot task's failure; by default logs it and rethrows it to reach the future. */
-    void handleOneShotFailure(Throwable failure) {
+    private void handleOneShotFailure(Throwable failure) {
         ErrorHandler handler = errorHandler;
         (handler != null ? handler : TaskUtils.LOG_AND_PROPAGATE_ERROR_HANDLER).handleError(failure);
     }

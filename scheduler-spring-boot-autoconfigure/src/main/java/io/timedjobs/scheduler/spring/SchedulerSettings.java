@@ -4,7 +4,6 @@ import io.timedjobs.scheduler.ExecutionListener;
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
 import io.timedjobs.scheduler.ManualTicker;
 import io.timedjobs.scheduler.MisfirePolicy;
-import io.timedjobs.scheduler.TaskErrorHandler;
 import io.timedjobs.scheduler.Ticker;
 import java.time.Clock;
 import java.time.Duration;
@@ -193,9 +192,10 @@ public abstract class SchedulerSettings {
      * Adds a step that edits the engine's builder after the scheduler has applied its own settings,
      * for options it does not expose (a thread factory, daemon threads).
      *
-     * <p><b>NOTE:</b> a customizer that replaces the error handler or turns off {@code
-     * keepRepeatingAfterFailure} gives up Spring's error handling semantics that {@link
-     * LeaderFollowerTaskScheduler} describes.
+     * <p><b>NOTE:</b> a customizer that replaces the error handler or the one-shot error handler,
+     * or turns off {@code keepRepeatingAfterFailure}, gives up Spring's error handling semantics
+     * that {@link LeaderFollowerTaskScheduler} describes; one that replaces the run gate gives up
+     * pausing, both the scheduler's and each job's.
      */
     public void addBuilderCustomizer(Consumer<LeaderFollowerScheduler.Builder> customizer) {
         checkNotInitialized("builderCustomizer");
@@ -264,11 +264,12 @@ public abstract class SchedulerSettings {
     }
 
     /**
-     * Returns a builder for the engine with these settings, the given error handler for repeating
-     * tasks and the given listener after the configured ones; then the customizers have edited it.
+     * Returns a builder for the engine with these settings and the given listener after the
+     * configured ones, then edited by {@code wiring} (the scheduler's own hooks), then by the
+     * customizers.
      */
     final LeaderFollowerScheduler.Builder engineBuilder(
-            boolean prestartWorker, TaskErrorHandler repeatingFailures, ExecutionListener lastListener) {
+            ExecutionListener lastListener, Consumer<LeaderFollowerScheduler.Builder> wiring) {
         LeaderFollowerScheduler.Builder builder = LeaderFollowerScheduler.builder()
                 .poolSize(poolSize)
                 .threadNamePrefix(getThreadNamePrefix())
@@ -278,8 +279,6 @@ public abstract class SchedulerSettings {
                 .executeExistingDelayedTasksAfterShutdown(executeExistingDelayedTasksAfterShutdown)
                 .continueExistingPeriodicTasksAfterShutdown(continueExistingPeriodicTasksAfterShutdown)
                 .keepRepeatingAfterFailure(true)
-                .prestartWorker(prestartWorker)
-                .errorHandler(repeatingFailures)
                 .executionListener(CombinedListener.of(executionListeners, lastListener));
         if (concurrencyLimit > 0) {
             builder.concurrencyLimit(concurrencyLimit);
@@ -288,6 +287,7 @@ public abstract class SchedulerSettings {
         if (configuredTicker != null) {
             builder.ticker(configuredTicker);
         }
+        wiring.accept(builder);
         for (Consumer<LeaderFollowerScheduler.Builder> customizer : builderCustomizers) {
             customizer.accept(builder);
         }
