@@ -147,15 +147,16 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
         if (scheduler != null) {
             return;
         }
-        scheduler = engineBuilder(
-                        JobRegistry.recorder(),
-                        builder -> builder.errorHandler(this::handleRepeatingFailure)
-                                .oneShotErrorHandler(this::handleOneShotFailure)
-                                .runGate(new JobRunGate(lifecycle.gate()))
-                                // In a context, the start-up report prestarts a worker once it knows this scheduler is
-                                // used.
-                                .prestartWorker(applicationContext == null))
-                .build();
+        scheduler = engineBuilder(JobRegistry.recorder(), this::addHooks).build();
+    }
+
+    /** Gives the engine the hooks through which it keeps Spring's semantics. */
+    private void addHooks(LeaderFollowerScheduler.Builder builder) {
+        builder.errorHandler(this::handleRepeatingFailure)
+                .oneShotErrorHandler(this::handleOneShotFailure)
+                .runGate(new JobRunGate(lifecycle.gate()))
+                // In a context, the start-up report prestarts a worker once it knows this scheduler is used.
+                .prestartWorker(applicationContext == null);
     }
 
     /**
