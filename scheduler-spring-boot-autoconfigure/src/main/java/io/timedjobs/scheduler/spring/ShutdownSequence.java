@@ -56,7 +56,7 @@ final class ShutdownSequence {
         }
         gracefulStarted = true;
         engine.shutdown();
-        dropped += engine.cancelTasksDueAfter(saturatedNanos(period), TimeUnit.NANOSECONDS);
+        dropped += engine.cancelTasksDueAfter(TimeArguments.saturatedNanos(period), TimeUnit.NANOSECONDS);
     }
 
     synchronized boolean isGracefulStarted() {
@@ -72,7 +72,7 @@ final class ShutdownSequence {
         Thread waiter = new Thread(
                 () -> {
                     try {
-                        engine.awaitTermination(saturatedNanos(period), TimeUnit.NANOSECONDS);
+                        engine.awaitTermination(TimeArguments.saturatedNanos(period), TimeUnit.NANOSECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     } finally {
@@ -90,7 +90,7 @@ final class ShutdownSequence {
             return;
         }
         try {
-            if (!engine.awaitTermination(saturatedNanos(period), TimeUnit.NANOSECONDS)) {
+            if (!engine.awaitTermination(TimeArguments.saturatedNanos(period), TimeUnit.NANOSECONDS)) {
                 force("the await-termination period of " + period + " ended");
             }
         } catch (InterruptedException ex) {
@@ -140,14 +140,6 @@ final class ShutdownSequence {
             logger.info(line);
         } else if (logger.isDebugEnabled()) {
             logger.debug(line);
-        }
-    }
-
-    static long saturatedNanos(Duration duration) {
-        try {
-            return duration.toNanos();
-        } catch (ArithmeticException overflow) {
-            return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
     }
 }

@@ -37,8 +37,6 @@ public final class TrackedJob {
     private long lastRunEpochMillis = -1L;
     private long lastDurationNanos;
     private @Nullable Outcome lastOutcome;
-    /** Set by the worker that skipped a run of the paused job, read by the same worker's record. */
-    private boolean skipped;
 
     TrackedJob(
             String name,
@@ -105,17 +103,8 @@ public final class TrackedJob {
         this.future = future;
     }
 
-    /** Called by the worker about to skip a run because the job is paused. */
-    synchronized void skipping() {
-        skipped = true;
-    }
-
     /** Records one run; called by the worker that ran it. */
     synchronized void record(long latenessNanos, long durationNanos, Outcome outcome) {
-        if (skipped) {
-            skipped = false;
-            return;
-        }
         runs++;
         if (outcome == Outcome.FAILED) {
             failures++;

@@ -496,7 +496,6 @@ class LeaderFollowerTaskSchedulerTest {
                 .withMessage("poolSize must be at least 1, was 0");
     }
 
-    /** It is not an Executor, so Spring never picks it for @Async or as the application executor. */
     /** Without a prefix, threads are named after the bean, or timed-jobs- outside Spring. */
     @Test
     void shouldDefaultThreadNamePrefixToBeanName() {
@@ -508,6 +507,7 @@ class LeaderFollowerTaskSchedulerTest {
         assertThat(plain.getThreadNamePrefix()).isEqualTo("jobs-");
     }
 
+    /** It is not an Executor, so Spring never picks it for @Async or as the application executor. */
     @Test
     void shouldNotBeAnExecutor() {
         assertThat(new LeaderFollowerTaskScheduler()).isNotInstanceOf(Executor.class);
