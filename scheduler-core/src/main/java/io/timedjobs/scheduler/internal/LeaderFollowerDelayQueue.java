@@ -125,18 +125,11 @@ public final class LeaderFollowerDelayQueue {
     private volatile boolean removalsRequested;
 
     /**
-     * While true, the leader sleeps until {@link #plannedWake} at the latest and drains every
-     * stripe when it wakes: a task whose attention time is not before it may stay on its stripe,
-     * and its producer need not touch the lock. Set by the leader right before it sleeps; cleared
-     * under lock wherever the leader role is given up or taken away.
+     * The sleeping leader's wake-up time, which lets producers leave tasks on their stripes.
+     * Published by the leader right before it sleeps; withdrawn under lock wherever the leader
+     * role is given up or taken away.
      */
-    private volatile boolean planned;
-
-    /** See {@link #planned}. Written before planned is set. */
-    private volatile long plannedWake;
-
-    /** The thread of the leader whose plan is in force, to be nudged by a producer; or null. */
-    private volatile @Nullable Thread plannedBy;
+    private final WakePlan plan = new WakePlan();
 
     /**
      * Depths of a stripe at which its producer wakes the leader to move the pile into the queue,
@@ -224,7 +217,7 @@ public final class LeaderFollowerDelayQueue {
             // left there because it needs no attention before the plan ends, so it is due after
             // this one. Without a plan they go first, for equal due times keep submission order.
             try {
-                if (drainRequested || !planned) {
+                if (drainRequested || !plan.inForce()) {
                     drainPending();
                 }
                 if (isShutDown()) {
@@ -244,7 +237,7 @@ public final class LeaderFollowerDelayQueue {
         if (mustDrainNow(attention)) {
             drainNow(false);
         } else if (depth % NUDGE_DEPTH == 0) {
-            Thread leaderThread = plannedBy;
+            Thread leaderThread = plan.leaderThread();
             if (leaderThread != null) {
                 LockSupport.unpark(leaderThread); // let the leader move the pile into the queue
             }
@@ -254,18 +247,12 @@ public final class LeaderFollowerDelayQueue {
 
     /**
      * Whether a task just pushed onto a stripe must be moved into the queue now, rather than when
-     * the leader next wakes up. It may wait only while a leader sleeps with a plan, and only if it
-     * needs attention no earlier than the plan's wake-up time; attention means its due time, or
-     * for a task bound for the wheel its bucket's move time, which is never later (so the move
-     * time is used for both).
-     *
-     * <p>Why a task left on a stripe is never forgotten: the producer pushes first and reads the
-     * plan after; the leader publishes its plan before it sleeps and, once awake, withdraws the plan
-     * before it drains the stripes. So if the producer saw a plan, the leader's drain after that plan
-     * ends sees the task; and if the plan was withdrawn too early for that, the producer saw no plan.
+     * the leader next wakes up (see {@link WakePlan} for why a task left there is never forgotten).
+     * Attention means its due time, or for a task bound for the wheel its bucket's move time, which
+     * is never later (so the move time is used for both).
      */
     private boolean mustDrainNow(long attention) {
-        return !planned || attention - plannedWake < 0;
+        return plan.mustDrainNow(attention);
     }
 
     /**
@@ -549,9 +536,7 @@ public final class LeaderFollowerDelayQueue {
                 } else {
                     leader = me;
                     leaderWakeAt = wakeAt;
-                    plannedWake = wakeAt;
-                    plannedBy = me.thread;
-                    planned = true; // after the two above: see planned
+                    plan.publish(me.thread, wakeAt);
                     try {
                         sleep(me, timedWaits, Math.max(1L, wakeAt - now));
                     } finally {
@@ -681,8 +666,7 @@ public final class LeaderFollowerDelayQueue {
      */
     private void dropLeader() {
         leader = null;
-        planned = false;
-        plannedBy = null;
+        plan.withdraw();
     }
 
     /** Wakes every sleeping worker. Called under lock. */
