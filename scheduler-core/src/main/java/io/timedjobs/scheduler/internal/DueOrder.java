@@ -93,6 +93,28 @@ final class DueOrder {
         return first;
     }
 
+    /**
+     * Moves the tasks due at {@code now}, up to {@link ReadyBatch#MAX_TASKS}, into a new batch, each
+     * marked with its slot; null when none is due. Called after the first due task was polled, so
+     * a burst of due tasks costs the lock once per batch rather than once per task.
+     */
+    @Nullable
+    ReadyBatch pollDueBatch(long now) {
+        ScheduledTask<?> next = first();
+        if (next == null || next.time - now > 0L) {
+            return null;
+        }
+        ScheduledTask<?>[] tasks = new ScheduledTask<?>[ReadyBatch.MAX_TASKS];
+        int n = 0;
+        do {
+            tasks[n] = poll(next);
+            next.heapIndex = QueuePosition.batch(n);
+            n++;
+            next = first();
+        } while (n < ReadyBatch.MAX_TASKS && next != null && next.time - now <= 0L);
+        return new ReadyBatch(tasks, n);
+    }
+
     int size() {
         return heap.size() + wheel.size() + run.size();
     }

@@ -1,0 +1,90 @@
+package io.timedjobs.scheduler.internal;
+
+import java.util.Arrays;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Not thread-safe: touched only under the queue's lock. The workers sleeping in take() without a
+ * timeout, most recent last; the leader is not among them. Each registered worker's {@link
+ * Waiter#queued} is set, and a waker clears it (a volatile write) before it unparks the worker,
+ * so a worker that wakes up still registered had a spurious wake-up and deregisters itself.
+ * Wakers take the most recent sleeper first.
+ */
+final class Followers {
+
+    private @Nullable Waiter[] waiters = new Waiter[8];
+
+    private int count;
+
+    /** Registers a worker about to sleep as a follower, not (yet) asked to help with a batch. */
+    void add(Waiter w) {
+        if (count == waiters.length) {
+            waiters = Arrays.copyOf(waiters, count * 2);
+        }
+        w.helper = false; // plain write, published by the volatile write below
+        waiters[count++] = w;
+        w.queued = true; // volatile write
+    }
+
+    /** Deregisters a worker that woke up still registered. */
+    void remove(Waiter w) {
+        for (int i = count - 1; i >= 0; i--) {
+            if (waiters[i] == w) {
+                System.arraycopy(waiters, i + 1, waiters, i, count - i - 1);
+                waiters[--count] = null;
+                break;
+            }
+        }
+        w.queued = false; // volatile write
+    }
+
+    /**
+     * Deregisters the most recent sleeper, for the caller to unpark (after releasing the lock, for
+     * one that must take the lock right away); null when none sleeps.
+     */
+    @Nullable
+    Waiter pollLast() {
+        if (count == 0) {
+            return null;
+        }
+        Waiter w = waiters[--count];
+        waiters[count] = null;
+        w.queued = false; // volatile write: the worker sees itself woken by a waker
+        return w;
+    }
+
+    /** Wakes the most recent sleeper, if any. */
+    void wakeLast() {
+        Waiter w = pollLast();
+        if (w != null) {
+            LockSupport.unpark(w.thread);
+        }
+    }
+
+    /**
+     * Wakes up to {@code n} sleepers to claim tasks from the current batch without the lock, which
+     * is why they may be woken while it is still held.
+     */
+    void wakeHelpers(int n) {
+        for (; n > 0 && count > 0; n--) {
+            Waiter w = waiters[--count];
+            waiters[count] = null;
+            w.helper = true; // plain write, before queued is cleared: published by that volatile write
+            w.queued = false; // volatile write
+            LockSupport.unpark(w.thread);
+        }
+    }
+
+    /** Wakes every sleeper. */
+    void wakeAll() {
+        for (Waiter w; (w = pollLast()) != null; ) {
+            LockSupport.unpark(w.thread);
+        }
+    }
+
+    /** Returns the number of sleepers. */
+    int size() {
+        return count;
+    }
+}
