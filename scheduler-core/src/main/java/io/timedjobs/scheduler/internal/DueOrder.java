@@ -123,6 +123,25 @@ final class DueOrder {
         return size() == 0;
     }
 
+    /**
+     * Returns when a leader waiting for {@code first} (what {@link #first()} returned, not yet
+     * due; or null) must wake up: at its due time, or at the wheel's next move if that is earlier.
+     * Only when {@code first} is not null or the wheel holds tasks.
+     */
+    long wakeTime(@Nullable ScheduledTask<?> first) {
+        if (first == null) {
+            return wheel.nextMoveTime();
+        }
+        long wakeAt = first.time;
+        if (wheel.size() > 0) {
+            long move = wheel.nextMoveTime();
+            if (move - wakeAt < 0) {
+                wakeAt = move;
+            }
+        }
+        return wakeAt;
+    }
+
     /** Whether the wheel holds tasks: then {@link #nextMoveTime()} is defined. */
     boolean hasWheelTasks() {
         return wheel.size() > 0;

@@ -19,46 +19,39 @@ public final class LeaderFollowerDelayQueue {
     /*
      * Design overview.
      *
-     * 1. Due order (DueOrder). Tasks are ordered by due time, then by the order they entered, so
-     *    equal times run first in, first out: a heap, and in front of it a coarse timing wheel for
-     *    tasks due later (timeouts, mostly, often cancelled before they come due) whose buckets
-     *    are sorted into a run as they come due. Each task records where it is (QueuePosition), so
-     *    removing any task is cheap, and a task that leaves is cleared at once.
+     * 1. Due order (DueOrder): by due time, then by the order tasks entered, so equal times run
+     *    first in, first out; a heap, with a coarse timing wheel in front of it for tasks due later
+     *    (timeouts, mostly, often cancelled before they come due).
      *
      * 2. Leader-follower. Any number of workers call take(). At most one of them, the leader, sleeps
      *    with a timeout: until the head is due or the wheel must move. The others, the followers,
      *    sleep without one and cost nothing. When the leader leaves with a task, it wakes one
-     *    follower, which becomes the next leader; so there is at most one timed sleeper, and no
-     *    thread wakes up unless a task is due or the head changed. This is the protocol of
-     *    java.util.concurrent.DelayQueue (see the Javadoc of its leader field), after Schmidt and
-     *    Pyarali's Leader/Followers pattern. Workers park on their own Waiter rather than on a
-     *    Condition, so that every release of the lock goes through QueueLock.release(), and a
-     *    wake-up targets exactly one chosen thread.
+     *    follower, the next leader; so there is at most one timed sleeper, and no thread wakes up
+     *    unless a task is due or the head changed. This is the protocol of DelayQueue (see the
+     *    Javadoc of its leader field), after Schmidt and Pyarali's Leader/Followers pattern.
+     *    Workers park on their own Waiter rather than on a Condition, so that every release of the
+     *    lock goes through QueueLock.release(), and a wake-up targets exactly one chosen thread.
      *
-     * 3. Stripes and the plan (HandoffStripes, WakePlan). Each producer puts its task on its stripe
-     *    without the lock. A leader about to sleep publishes its plan, the time it will wake up; a
-     *    task that needs no attention before then stays on the stripe, and the leader moves every
-     *    stripe into the queue when it wakes. A task needed sooner, or offered with no plan in
-     *    force, is inserted at once: directly when the lock is free, else by the holder, on request
-     *    (QueueLock). A stripe that grows deep wakes the leader, and every take() drains them.
+     * 3. Hand-over (HandoffStripes, WakePlan, QueueLock). A producer puts its task on its stripe
+     *    without the lock. While the sleeping leader's plan is in force, a task that needs no
+     *    attention before the plan's wake-up time stays there, and the leader moves every stripe
+     *    into the queue when it wakes. A task needed sooner is inserted at once: directly when the
+     *    lock is free, else by the holder, on request. A deep stripe wakes the leader.
      *
-     * 4. Cancellation. A task still on the canceller's stripe leaves its slot with a CAS, one in a
-     *    batch with a CAS on its slot; otherwise it is removed under the lock, or, the lock being
-     *    busy, a removal is left on the canceller's stripe for the holder. Either way nothing keeps
-     *    the task once cancel() has returned.
+     * 4. Cancellation. A task on the canceller's stripe, or in a batch, leaves its slot with a CAS;
+     *    any other is removed under the lock, or, the lock being busy, by the holder on request.
+     *    Either way nothing keeps the task once cancel() has returned.
      *
      * 5. New heads. A task inserted ahead of the leader's wake-up time unparks the leader (or, with
-     *    no leader and an empty queue, one follower) so that it sleeps again for the new head. A
-     *    task that lands anywhere else wakes nobody.
+     *    no leader and an empty queue, one follower) to re-plan. Any other task wakes nobody.
      *
      * 6. Batches (ReadyBatch). A worker that finds the head due takes up to 32 due tasks at once
-     *    into a batch that every worker claims from with a CAS instead of the lock, and wakes
-     *    followers to help; so a burst of due tasks costs one lock acquisition per batch.
+     *    into a batch that workers claim from with a CAS, and wakes followers to help; so a burst
+     *    of due tasks costs one lock acquisition per batch.
      *
-     * 7. Shutdown. shutdown() closes every stripe with a CLOSED marker, moving what was on it into
-     *    the queue: a producer that finds the marker rejects its task, so accepting and shutting
-     *    down are atomic to each other without producers taking the lock. take() returns null once
-     *    the queue is shut down and empty, which is how workers learn to exit.
+     * 7. Shutdown closes every stripe with a CLOSED marker and moves what was on it into the queue;
+     *    a producer that finds the marker rejects its task, so accepting and shutting down are
+     *    atomic to each other. take() returns null once the queue is shut down and empty.
      */
 
     /**
@@ -87,14 +80,6 @@ public final class LeaderFollowerDelayQueue {
      * role is given up or taken away.
      */
     private final WakePlan plan = new WakePlan();
-
-    /**
-     * Depths of a stripe at which its producer wakes the leader to move the pile into the queue.
-     * Large enough that timeouts cancelled soon after they were set are mostly cancelled on the
-     * stripe, without the lock; small enough that one drain holds the lock for a millisecond or
-     * two at most.
-     */
-    private static final int NUDGE_DEPTH = 1 << 14;
 
     /** Whether shutdown() or stop() has run. Written under lock, never cleared; volatile. */
     private volatile boolean closed;
@@ -125,7 +110,7 @@ public final class LeaderFollowerDelayQueue {
     private @Nullable Waiter leader;
 
     /** Workers sleeping without a timeout. Guarded by lock. */
-    private final Followers followers = new Followers();
+    private final Followers followers;
 
     /**
      * Due tasks taken out of the queue in one go, for workers to claim without the lock; null or
@@ -147,7 +132,8 @@ public final class LeaderFollowerDelayQueue {
         this.ticker = ticker;
         this.timedWaits = timedWaits;
         this.order = new DueOrder(ticker.read());
-        this.lock = new QueueLock(stripes, figures, order, this::insert, this::removeLocked);
+        this.lock = new QueueLock(stripes, plan, figures, order, this::insert, this::removeLocked);
+        this.followers = new Followers(lock, readyBatch, this);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -181,20 +167,7 @@ public final class LeaderFollowerDelayQueue {
                 lock.release();
             }
         }
-        int depth = stripes.stage(task);
-        if (depth == 0) {
-            return false;
-        }
-        // The push comes first and the look at the plan second: see WakePlan.
-        if (plan.mustDrainNow(attention)) {
-            lock.drainNow(false);
-        } else if (depth % NUDGE_DEPTH == 0) {
-            Thread leaderThread = plan.leaderThread();
-            if (leaderThread != null) {
-                LockSupport.unpark(leaderThread); // let the leader move the pile into the queue
-            }
-        }
-        return true;
+        return lock.stage(task, attention);
     }
 
     /**
@@ -325,49 +298,32 @@ public final class LeaderFollowerDelayQueue {
                 }
                 order.advance(now);
                 ScheduledTask<?> first = order.first();
-                if (first == null && !order.hasWheelTasks()) {
-                    if (closed) {
-                        return null;
-                    }
-                    claimed = sleep(me, false, 0L);
-                    if (claimed != null) {
-                        locked = false;
-                        return claimed;
-                    }
-                    continue;
+                if (first != null && first.time - now <= 0L) {
+                    order.poll(first);
+                    ReadyBatch batch = order.pollDueBatch(now);
+                    helpers = batch == null ? 0 : batch.remaining(); // before others see it
+                    ready = batch; // volatile write
+                    return first;
                 }
-                long wakeAt;
-                if (first != null) {
-                    if (first.time - now <= 0L) {
-                        order.poll(first);
-                        ReadyBatch batch = order.pollDueBatch(now);
-                        helpers = batch == null ? 0 : batch.remaining(); // before others see it
-                        ready = batch; // volatile write
-                        return first;
-                    }
-                    wakeAt = first.time;
+                boolean nothingQueued = first == null && !order.hasWheelTasks();
+                if (nothingQueued && closed) {
+                    return null;
+                }
+                if (nothingQueued || leader != null) {
                     first = null; // don't retain a reference while sleeping: it may be cancelled
-                    if (order.hasWheelTasks()) {
-                        long move = order.nextMoveTime();
-                        if (move - wakeAt < 0) {
-                            wakeAt = move;
-                        }
-                    }
-                } else {
-                    wakeAt = order.nextMoveTime();
-                }
-                if (leader != null) {
-                    claimed = sleep(me, false, 0L);
+                    claimed = followers.sleep(me, me != leader, 0L);
                     if (claimed != null) {
                         locked = false;
                         return claimed;
                     }
                 } else {
+                    long wakeAt = order.wakeTime(first);
+                    first = null;
                     leader = me;
                     leaderWakeAt = wakeAt;
                     plan.publish(me.thread, wakeAt);
                     try {
-                        sleep(me, timedWaits, Math.max(1L, wakeAt - now));
+                        followers.sleep(me, me != leader, timedWaits ? Math.max(1L, wakeAt - now) : 0L);
                     } finally {
                         if (leader == me) {
                             dropLeader(); // before the loop drains the stripes: see WakePlan
@@ -396,46 +352,6 @@ public final class LeaderFollowerDelayQueue {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    /**
-     * Releases the lock, parks, and takes the lock back. A follower registers itself first; a
-     * leader does not (the leader field names it). A follower woken to help with a batch claims a
-     * task from it without taking the lock back.
-     *
-     * <p>An interrupt found here is cleared and noted in the waiter, to be restored when take()
-     * returns: workers are stopped through the queue's state, so an interrupt here is a late
-     * cancel(true) aimed at a task this thread ran before, and it must not make park() return at
-     * once in a loop.
-     *
-     * @return a task claimed from a batch, with the lock not held; or null, with the lock held
-     */
-    private @Nullable ScheduledTask<?> sleep(Waiter me, boolean timed, long nanos) {
-        boolean follower = me != leader;
-        if (follower && !me.queued) { // volatile read
-            followers.add(me);
-        }
-        if (Thread.interrupted()) {
-            me.interrupted = true;
-        }
-        lock.release();
-        if (timed) {
-            LockSupport.parkNanos(this, nanos);
-        } else {
-            LockSupport.park(this);
-        }
-        // queued: volatile read, after which helper (plain) is as the waker wrote it.
-        if (follower && !me.queued && me.helper) { // woken as a helper, never as successor
-            ScheduledTask<?> claimed = claimReady();
-            if (claimed != null) {
-                return claimed;
-            }
-        }
-        lock.acquire();
-        if (me.queued) { // woken by something other than a waker: deregister, look again
-            followers.remove(me);
-        }
-        return null;
     }
 
     /** Claims the next task of the current batch, without the lock; null when there is none. */

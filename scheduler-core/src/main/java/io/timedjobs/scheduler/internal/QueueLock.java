@@ -1,14 +1,15 @@
 package io.timedjobs.scheduler.internal;
 
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * Any thread may try it or leave a request; only workers, shutdown and the pool's exact queries
- * block on it. The queue's lock, which hands work over to its holder: a producer or canceller that
- * needs the stripes drained but finds the lock held leaves a request and returns, and the holder
- * performs it when it lets go. Every release goes through {@link #release()}, which publishes the
+ * Any thread may try it, stage a task or leave a request; only workers, shutdown and the pool's
+ * exact queries block on it. The queue's lock, and the hand-over of tasks to its holder: a
+ * producer stages its task on its stripe, and one that needs the stripes drained but finds the
+ * lock held leaves a request and returns; the holder performs it when it lets go. Every release goes through {@link #release()}, which publishes the
  * figures for meters and looks for requests after letting go.
  *
  * <p>Lock order: the pool's mainLock first, then this one, never the other way round. Nothing
@@ -21,7 +22,16 @@ import java.util.function.Predicate;
  */
 final class QueueLock extends ReentrantLock {
 
+    /**
+     * Depths of a stripe at which its producer wakes the leader to move the pile: deep enough that
+     * timeouts cancelled soon are mostly cancelled on the stripe, shallow enough that one drain
+     * holds the lock for a millisecond or two at most.
+     */
+    private static final int NUDGE_DEPTH = 1 << 14;
+
     private final HandoffStripes stripes;
+
+    private final WakePlan plan;
 
     private final QueueFigures figures;
 
@@ -49,15 +59,41 @@ final class QueueLock extends ReentrantLock {
 
     QueueLock(
             HandoffStripes stripes,
+            WakePlan plan,
             QueueFigures figures,
             DueOrder order,
             Consumer<ScheduledTask<?>> insert,
             Predicate<ScheduledTask<?>> remove) {
         this.stripes = stripes;
+        this.plan = plan;
         this.figures = figures;
         this.order = order;
         this.insert = insert;
         this.remove = remove;
+    }
+
+    /**
+     * Puts a task on the calling thread's stripe, and has it moved into the queue now unless the
+     * leader's plan lets it wait (see WakePlan). Any thread not holding the lock.
+     *
+     * @param attention when the task needs a worker's attention: its due time or its bucket's move
+     * @return false if the stripes are closed: the queue no longer accepts tasks
+     */
+    boolean stage(ScheduledTask<?> task, long attention) {
+        int depth = stripes.stage(task);
+        if (depth == 0) {
+            return false;
+        }
+        // The push comes first and the look at the plan second: see WakePlan.
+        if (plan.mustDrainNow(attention)) {
+            drainNow(false);
+        } else if (depth % NUDGE_DEPTH == 0) {
+            Thread leaderThread = plan.leaderThread();
+            if (leaderThread != null) {
+                LockSupport.unpark(leaderThread); // let the leader move the pile into the queue
+            }
+        }
+        return true;
     }
 
     /**

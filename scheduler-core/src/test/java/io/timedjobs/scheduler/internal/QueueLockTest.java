@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 class QueueLockTest {
 
     /**
-     * A drain or removal asked for while the lock is free happens at once; asked for while it is
+     * A drain or removal asked for (or a task staged with no plan in force) while the lock is free
+     * happens at once; asked for while it is
      * held, it is left as a request that the holder performs when it releases the lock, and not
      * before. Drains keep the order tasks were staged in and drop tasks cancelled on the stripe;
      * removals take tasks out of the queue, draining the stripes when one is still staged; every
@@ -30,6 +31,7 @@ class QueueLockTest {
             List<ScheduledTask<?>> inserted = new ArrayList<>(); // in the order of insertion
             QueueLock lock = new QueueLock(
                     stripes,
+                    new WakePlan(),
                     figures,
                     order,
                     t -> {
@@ -42,8 +44,18 @@ class QueueLockTest {
                 int choice = random.nextInt(10);
                 if (choice < 4) {
                     ScheduledTask<?> t = ModelTasks.task(random.nextLong(1L << 40), 0);
-                    assertThat(stripes.stage(t)).isPositive();
-                    model.staged.add(t);
+                    if (random.nextBoolean()) {
+                        assertThat(stripes.stage(t)).isPositive();
+                        model.staged.add(t);
+                    } else { // staged with no plan in force: moved into the queue now, or on request
+                        assertThat(lock.stage(t, t.time)).isTrue();
+                        model.staged.add(t);
+                        if (model.held) {
+                            model.drainRequested = true;
+                        } else {
+                            model.drainPending();
+                        }
+                    }
                 } else if (choice < 6) {
                     if (model.held) {
                         lock.release();
