@@ -108,6 +108,21 @@ final class Followers {
         return w;
     }
 
+    /**
+     * Lets go of the lock for a worker leaving take(). Helpers for a new batch are woken first:
+     * they claim without the lock. The successor to a vacant leader role, if {@code successor} is
+     * asked for, is unparked after the lock is released: woken before, it would only block on the
+     * lock and need a second wake-up.
+     */
+    void leave(boolean successor, int helpers) {
+        Waiter next = successor ? pollLast() : null;
+        wakeHelpers(helpers);
+        lock.release();
+        if (next != null) {
+            LockSupport.unpark(next.thread);
+        }
+    }
+
     /** Wakes the most recent sleeper, if any. */
     void wakeLast() {
         Waiter w = pollLast();

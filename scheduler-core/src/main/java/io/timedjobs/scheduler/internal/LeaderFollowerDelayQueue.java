@@ -19,53 +19,40 @@ public final class LeaderFollowerDelayQueue {
     /*
      * Design overview.
      *
-     * 1. Due order (DueOrder): by due time, then by the order tasks entered, so equal times run
-     *    first in, first out; a heap, with a coarse timing wheel in front of it for tasks due later
-     *    (timeouts, mostly, often cancelled before they come due).
+     * 1. Due order (DueOrder): by due time, then first in, first out; a heap, and a coarse timing
+     *    wheel in front of it for tasks due later (timeouts, mostly, often cancelled before due).
      *
-     * 2. Leader-follower. Any number of workers call take(). At most one of them, the leader, sleeps
-     *    with a timeout: until the head is due or the wheel must move. The others, the followers,
-     *    sleep without one and cost nothing. When the leader leaves with a task, it wakes one
-     *    follower, the next leader; so there is at most one timed sleeper, and no thread wakes up
-     *    unless a task is due or the head changed. This is the protocol of DelayQueue (see the
-     *    Javadoc of its leader field), after Schmidt and Pyarali's Leader/Followers pattern.
-     *    Workers park on their own Waiter rather than on a Condition, so that every release of the
-     *    lock goes through QueueLock.release(), and a wake-up targets exactly one chosen thread.
+     * 2. Leader-follower, the protocol of DelayQueue (see the Javadoc of its leader field), after
+     *    Schmidt and Pyarali's Leader/Followers pattern. Of the workers in take(), at most one, the
+     *    leader, sleeps with a timeout: until the head is due or the wheel must move. The others,
+     *    the followers, sleep without one (Followers). A leader that leaves with a task wakes one
+     *    follower, the next leader; so no thread wakes up unless a task is due or the head changed.
+     *    Workers park on their own Waiter, so that every release of the lock goes through
+     *    QueueLock.release(), and a wake-up targets one chosen thread.
      *
-     * 3. Hand-over (HandoffStripes, WakePlan, QueueLock). A producer puts its task on its stripe
-     *    without the lock. While the sleeping leader's plan is in force, a task that needs no
-     *    attention before the plan's wake-up time stays there, and the leader moves every stripe
-     *    into the queue when it wakes. A task needed sooner is inserted at once: directly when the
-     *    lock is free, else by the holder, on request. A deep stripe wakes the leader.
+     * 3. Hand-over (HandoffStripes, WakePlan, QueueLock). A task that needs no attention before the
+     *    sleeping leader's planned wake-up stays on its producer's stripe until the leader drains
+     *    the stripes; any other is inserted at once, by its producer if the lock is free, else by
+     *    the holder on request. Cancels likewise, or take the task out of its slot with a CAS.
      *
-     * 4. Cancellation. A task on the canceller's stripe, or in a batch, leaves its slot with a CAS;
-     *    any other is removed under the lock, or, the lock being busy, by the holder on request.
-     *    Either way nothing keeps the task once cancel() has returned.
+     * 4. A task inserted ahead of the leader's wake-up time unparks the leader (or, with no leader
+     *    and an empty queue, one follower) to re-plan. Any other task wakes nobody.
      *
-     * 5. New heads. A task inserted ahead of the leader's wake-up time unparks the leader (or, with
-     *    no leader and an empty queue, one follower) to re-plan. Any other task wakes nobody.
+     * 5. Batches (ReadyBatch). A worker that finds the head due takes up to 32 due tasks at once,
+     *    for workers to claim with a CAS, and wakes followers to help: one lock per batch.
      *
-     * 6. Batches (ReadyBatch). A worker that finds the head due takes up to 32 due tasks at once
-     *    into a batch that workers claim from with a CAS, and wakes followers to help; so a burst
-     *    of due tasks costs one lock acquisition per batch.
-     *
-     * 7. Shutdown closes every stripe with a CLOSED marker and moves what was on it into the queue;
-     *    a producer that finds the marker rejects its task, so accepting and shutting down are
-     *    atomic to each other. take() returns null once the queue is shut down and empty.
+     * 6. Shutdown closes the stripes (close()); take() returns null once the queue is then empty.
      */
 
     /**
-     * Guards the tasks in due order, the leader, the followers and {@link #leaderWakeAt}. Lock
-     * order: the pool's mainLock first, then this one, never the other way round (see QueueLock).
+     * Guards due order, the leader and the followers. Lock order: the pool's mainLock first, then
+     * this one, never the other way round (see QueueLock).
      */
     private final QueueLock lock;
 
     private final Ticker ticker;
 
-    /**
-     * Whether the leader sleeps with a timeout. False for a manual ticker, whose time moves only
-     * when it is advanced: then the leader sleeps until {@link #timeAdvanced()} wakes it.
-     */
+    /** Whether the leader sleeps with a timeout; not with a manual ticker (see timeAdvanced). */
     private final boolean timedWaits;
 
     /** The queued tasks: heap, wheel and run. Guarded by lock. */
@@ -74,11 +61,7 @@ public final class LeaderFollowerDelayQueue {
     /** Where producers and cancellers leave tasks and removals without the lock. */
     private final HandoffStripes stripes = new HandoffStripes();
 
-    /**
-     * The sleeping leader's wake-up time, which lets producers leave tasks on their stripes.
-     * Published by the leader right before it sleeps; withdrawn under lock wherever the leader
-     * role is given up or taken away.
-     */
+    /** The sleeping leader's wake-up time, published before it sleeps, withdrawn in dropLeader. */
     private final WakePlan plan = new WakePlan();
 
     /** Whether shutdown() or stop() has run. Written under lock, never cleared; volatile. */
@@ -91,21 +74,18 @@ public final class LeaderFollowerDelayQueue {
      * The worker designated to wait for the task at the head of the queue, or null when there is
      * none. Guarded by lock.
      *
-     * <p>Only the leader sleeps with a timeout; every other worker in take() sleeps without one,
-     * registered in {@link #followers}. A worker that finds this field empty and the head not yet
-     * due takes the role. Leadership can be lost: whenever a new task becomes the head, the thread
-     * that inserts it clears this field and unparks the old leader, whose timeout is now too long;
-     * so a worker may only clear this field if it still holds the role.
+     * <p>A worker that finds this field empty and the head not yet due takes the role. Leadership
+     * can be lost: the thread that inserts a new head clears this field and unparks the old
+     * leader, whose timeout is now too long; so a worker may only clear it if it holds the role.
      *
-     * <p>No lost wake-up. A worker that leaves take() through the lock does so through its finally
-     * block, which wakes one follower as successor whenever it finds the role vacant and tasks
-     * queued. The successor is woken as such (not as a helper), so it does not claim a batch task
-     * in sleep() but goes on to the lock. There it may find a batch task to claim instead of taking
-     * the role; it then leaves through the same finally block, finds the role still vacant, and
-     * wakes the next successor. Only helpers, woken for a batch, claim without the lock, and their
-     * departure leaves the role as it was: someone else holds it, or a successor is on its way. So
-     * while tasks are queued and the role is vacant, some worker is always awake and headed for
-     * the lock, and no follower sleeps through the head's due time.
+     * <p>No lost wake-up. Every worker that leaves take() through the lock passes its finally block,
+     * which wakes one follower as successor (Followers.leave) if it finds the role vacant and tasks
+     * queued. A successor, woken as such and not as a helper, never claims a batch task in
+     * Followers.sleep but goes on to the lock. There it may claim a batch task instead of taking
+     * the role; it must then pass the role on, and does: it leaves through the same finally block,
+     * which wakes the next successor. Only helpers claim without the lock, and they leave the role
+     * as they found it. So while tasks are queued and the role is vacant, some worker is awake and
+     * headed for the lock, and no follower sleeps through the head's due time.
      */
     private @Nullable Waiter leader;
 
@@ -113,9 +93,8 @@ public final class LeaderFollowerDelayQueue {
     private final Followers followers;
 
     /**
-     * Due tasks taken out of the queue in one go, for workers to claim without the lock; null or
-     * used up when there are none. Volatile. Replaced only under the lock, and only when used up
-     * (take() makes one only after it found this one empty). See {@link #leader} for who claims.
+     * Due tasks taken out of the queue in one go, for workers to claim without the lock; or null.
+     * Volatile; replaced under the lock, once used up. See {@link #leader} for who claims.
      */
     private volatile @Nullable ReadyBatch ready;
 
@@ -136,24 +115,20 @@ public final class LeaderFollowerDelayQueue {
         this.followers = new Followers(lock, readyBatch, this);
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Producers
+    // ---- Producers ----
 
     /**
-     * Adds a new task unless the queue is shut down. Never blocks on the lock, and most of the time
-     * does not touch it: the task goes onto the calling thread's stripe, and only a task that needs
-     * a worker's attention before the leader wakes anyway is moved into the queue at once.
-     *
-     * @return false if the queue no longer accepts tasks
+     * Adds a new task; false if the queue no longer accepts tasks. Never blocks on the lock, and
+     * mostly does not touch it: only a task that needs a worker's attention before the leader
+     * wakes anyway is moved into the queue at once.
      */
     public boolean offer(ScheduledTask<?> task) {
         final QueueLock lock = this.lock;
         long attention = order.attentionTime(task.time); // its due time, or its bucket's move time
         if (plan.mustDrainNow(attention) && lock.tryAcquire()) {
-            // Needs attention before the leader's plan ends, and the lock is free: insert it
-            // directly. While that plan is in force, the stripes may keep their tasks: each was
-            // left there because it needs no attention before the plan ends, so it is due after
-            // this one. Without a plan they go first, for equal due times keep submission order.
+            // Needs attention before the plan ends, and the lock is free: insert it directly. The
+            // stripes' tasks need none before the plan ends, so they are due after this one; with
+            // no plan they go first, for equal due times keep submission order.
             try {
                 if (lock.drainRequested() || !plan.inForce()) {
                     lock.drainPending();
@@ -171,10 +146,8 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
-     * Puts a repeating task back for its next execution.
-     *
-     * @param acceptAfterShutdown whether to accept it after shutdown (but never after stop)
-     * @return false if the task was not accepted
+     * Puts a repeating task back for its next execution; false if it was not accepted, which it
+     * is after shutdown only with {@code acceptAfterShutdown}, and never after stop.
      */
     boolean requeue(ScheduledTask<?> task, boolean acceptAfterShutdown) {
         lock.acquire();
@@ -193,9 +166,8 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
-     * Removes a cancelled task from wherever it is queued; a task still on another thread's stripe
-     * is dropped as the stripe is drained, which happens here too. Never blocks: when the lock is
-     * busy, the removal is left on the caller's stripe for the lock holder.
+     * Removes a cancelled task from wherever it is queued. Never blocks: when the lock is busy, the
+     * removal is left on the caller's stripe for the lock holder (see QueueLock.remove).
      */
     public void remove(ScheduledTask<?> task) {
         int h = task.heapIndex;
@@ -205,29 +177,19 @@ public final class LeaderFollowerDelayQueue {
         if (QueuePosition.inBatch(h) && unbatch(task, h)) {
             return;
         }
-        final QueueLock lock = this.lock;
-        if (lock.tryAcquire()) {
-            try {
-                // Exact under the lock, where no drain is under way.
-                if (!removeLocked(task) && QueuePosition.isStaged(task.heapIndex)) {
-                    lock.drainPending(); // on another thread's stripe: dropped as it is drained
-                }
-            } finally {
-                lock.release();
-            }
-            return;
-        }
-        stripes.pushRemoval(task);
-        lock.drainNow(true);
+        lock.remove(task); // under the lock, or by its holder
     }
 
-    /**
-     * Takes a cancelled task out of the current batch, without the lock. A task of an earlier
-     * batch was claimed already: its slot index then finds another task, or none, in this one.
-     */
+    /** Takes a cancelled task out of the current batch, without the lock (see ReadyBatch.cancel). */
     private boolean unbatch(ScheduledTask<?> task, int h) {
         ReadyBatch b = ready; // volatile read
         return b != null && b.cancel(task, QueuePosition.batchSlot(h));
+    }
+
+    /** Claims the next task of the current batch, without the lock; null when there is none. */
+    private @Nullable ScheduledTask<?> claimReady() {
+        ReadyBatch b = ready; // volatile read
+        return b == null ? null : b.claim();
     }
 
     /** Removes a task from the batch or from due order; false if it is in neither. Under lock. */
@@ -239,9 +201,7 @@ public final class LeaderFollowerDelayQueue {
         if (!order.remove(task)) {
             return false; // taken, never queued, or still on a stripe (dropped as it is drained)
         }
-        if (closed && order.isEmpty()) {
-            wakeAll(); // the last task is gone: idle workers may exit now
-        }
+        wakeAllIfDone(); // the last task may be gone: idle workers may exit now
         return true;
     }
 
@@ -249,11 +209,9 @@ public final class LeaderFollowerDelayQueue {
     private void insert(ScheduledTask<?> task) {
         boolean wasEmpty = order.isEmpty();
         long attention = order.add(task); // its due time, or its wheel bucket's move time
-        Waiter l = leader;
-        if (l != null) {
+        if (leader != null) {
             if (attention - leaderWakeAt < 0) { // due before the leader wakes: it must re-plan
-                dropLeader();
-                LockSupport.unpark(l.thread);
+                wakeLeader();
             }
         } else if (wasEmpty) {
             followers.wakeLast(); // nobody is waiting for anything yet
@@ -261,15 +219,11 @@ public final class LeaderFollowerDelayQueue {
         // Otherwise a worker is already on its way back into take() and will see the task.
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Consumers
+    // ---- Consumers ----
 
     /**
-     * Waits for the next due task, following the leader-follower protocol.
-     *
-     * @param me the calling worker
-     * @return the due task, removed from the queue; or null when the worker should exit: the queue
-     *     was stopped, or it is shut down and empty
+     * Waits for the next due task, following the leader-follower protocol, and returns it; or null
+     * when the calling worker should exit: the queue was stopped, or it is shut down and empty.
      */
     @Nullable
     ScheduledTask<?> take(Waiter me) {
@@ -333,19 +287,11 @@ public final class LeaderFollowerDelayQueue {
             }
         } finally {
             if (locked) {
-                Waiter successor = null;
-                if (leader == null && !order.isEmpty()) {
-                    // Hand leadership on. The successor is unparked after the lock is released:
-                    // woken before, it would only block on the lock and need a second wake-up.
-                    successor = followers.pollLast();
-                } else if (closed && order.isEmpty()) {
-                    wakeAll(); // let idle workers see that there is nothing left
+                boolean vacant = leader == null && !order.isEmpty(); // hand the role on: see leader
+                if (!vacant) {
+                    wakeAllIfDone(); // let idle workers see that there is nothing left
                 }
-                followers.wakeHelpers(helpers); // they claim without the lock, so wake them now
-                lock.release();
-                if (successor != null) {
-                    LockSupport.unpark(successor.thread);
-                }
+                followers.leave(vacant, helpers);
             }
             if (me.interrupted) {
                 me.interrupted = false;
@@ -354,41 +300,44 @@ public final class LeaderFollowerDelayQueue {
         }
     }
 
-    /** Claims the next task of the current batch, without the lock; null when there is none. */
-    private @Nullable ScheduledTask<?> claimReady() {
-        ReadyBatch b = ready; // volatile read
-        return b == null ? null : b.claim();
-    }
-
     /**
-     * Takes the leader role away or gives it up, and with it the plan that let producers leave
-     * tasks on their stripes. Under lock; whoever calls it drains the stripes afterwards (the old
-     * leader at the top of its loop, anyone else on release, or the leader it wakes).
+     * Takes the leader role away or gives it up, and withdraws its plan. Under lock; the stripes
+     * are drained after it (by the old leader, on release, or by the worker it wakes).
      */
     private void dropLeader() {
         leader = null;
         plan.withdraw();
     }
 
+    /** Takes the role from the leader, if any, and wakes it to re-plan; false if none. Under lock. */
+    private boolean wakeLeader() {
+        Waiter l = leader;
+        if (l == null) {
+            return false;
+        }
+        dropLeader();
+        LockSupport.unpark(l.thread);
+        return true;
+    }
+
     /** Wakes every sleeping worker. Under lock. */
     private void wakeAll() {
-        Waiter l = leader;
-        if (l != null) {
-            dropLeader();
-            LockSupport.unpark(l.thread);
-        }
+        wakeLeader();
         followers.wakeAll();
+    }
+
+    /** Wakes every sleeping worker if the queue is shut down and empty, so they exit. Under lock. */
+    private void wakeAllIfDone() {
+        if (closed && order.isEmpty()) {
+            wakeAll();
+        }
     }
 
     /** Wakes the leader so that it re-reads the ticker: used when a manual ticker moved. */
     void timeAdvanced() {
         lock.acquire();
         try {
-            Waiter l = leader;
-            if (l != null) {
-                dropLeader();
-                LockSupport.unpark(l.thread);
-            } else if (!order.isEmpty()) {
+            if (!wakeLeader() && !order.isEmpty()) {
                 followers.wakeLast();
             }
         } finally {
@@ -396,14 +345,9 @@ public final class LeaderFollowerDelayQueue {
         }
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Shutdown
+    // ---- Shutdown ----
 
-    /**
-     * Stops accepting tasks and removes those that must not run after shutdown.
-     *
-     * @return the removed tasks, for the caller to cancel outside the lock
-     */
+    /** Stops accepting tasks; removes and returns those that must not run after shutdown, to cancel. */
     List<ScheduledTask<?>> shutdown(boolean keepDelayed, boolean keepRepeating) {
         lock.acquire();
         try {
@@ -420,30 +364,20 @@ public final class LeaderFollowerDelayQueue {
         }
     }
 
-    /**
-     * Removes every queued task due after a deadline.
-     *
-     * @return the removed tasks, for the caller to cancel outside the lock
-     */
+    /** Removes and returns every queued task due after a deadline, for the caller to cancel. */
     List<ScheduledTask<?>> removeDueAfter(long deadline) {
         lock.acquire();
         try {
             lock.drainPending();
             List<ScheduledTask<?>> removed = order.removeIf(t -> t.time - deadline > 0);
-            if (closed && order.isEmpty()) {
-                wakeAll();
-            }
+            wakeAllIfDone();
             return removed;
         } finally {
             lock.release();
         }
     }
 
-    /**
-     * Stops the queue: takers return null from now on.
-     *
-     * @return the tasks that were still queued, in due order
-     */
+    /** Stops the queue, so that takers return null from now on; returns what it held, in due order. */
     List<ScheduledTask<?>> stop() {
         lock.acquire();
         try {
@@ -463,8 +397,9 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
-     * Closes every stripe and moves what was on them into the queue. Under lock. {@link #closed}
-     * is set first; the CLOSED marker on each stripe is what rejects a producer.
+     * Closes every stripe and moves what was on them into the queue. Under lock. A producer that
+     * claimed its slot before the stripe's CLOSED marker was accepted, one that finds the marker
+     * rejects its task: so accepting and shutting down are atomic to each other, lock-free.
      */
     private void close() {
         closed = true; // volatile write
@@ -472,70 +407,37 @@ public final class LeaderFollowerDelayQueue {
         lock.drainPending();
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Figures
+    // ---- Figures: without the lock, and exact ones under it ----
 
     /**
-     * Returns the number of queued tasks, counting those still being handed over and not those
-     * whose removal is pending or which were cancelled in a batch. Never takes the lock and never
-     * moves a task (see QueueFigures): the value may be stale by a lock holder's moves. A
-     * submitter sees its task counted at once, and a canceller sees it gone.
+     * Returns the number of queued tasks, those being handed over included, without the lock and
+     * without moving a task (see QueueFigures). A submitter sees its task counted at once, and a
+     * canceller sees it gone.
      */
     public int size() {
         return figures.size(stripes, readyBatch);
     }
 
-    /**
-     * Returns how long the most overdue queued task is past its due time, or 0 when none is due.
-     * Never takes the lock and never moves a task, like {@link #size()}.
-     */
+    /** Returns how long the most overdue task is past its due time, or 0; like {@link #size()}. */
     long overdueNanos() {
         return figures.overdueNanos(ticker.read(), readyBatch);
     }
 
-    /**
-     * Whether any task is queued or handed over, exactly: what the pool decides on when a worker
-     * leaves or the pool would terminate. Takes the lock and moves the stripes into the queue.
-     */
+    /** Whether any task is queued or handed over, exactly, under the lock; see QueueLock. */
     boolean hasTasks() {
-        lock.acquire();
-        try {
-            lock.drainPending();
-            ReadyBatch b = ready; // volatile read
-            return !order.isEmpty() || (b != null && b.remaining() > 0);
-        } finally {
-            lock.release();
-        }
+        return lock.hasTasks(readyBatch);
     }
 
-    /**
-     * Whether a waiting task is due at the ticker's reading now, its due time included (where
-     * {@link #overdueNanos()} reports 0). Exact, under the lock; for a manual ticker's wait for
-     * what came due, not for gauges.
-     */
+    /** Whether a waiting task is due now, its due time included, exactly; see QueueLock. */
     boolean hasDueTask() {
-        lock.acquire();
-        try {
-            lock.drainPending();
-            long now = ticker.read();
-            order.advance(now);
-            ReadyBatch b = ready; // volatile read
-            if (b != null && b.remaining() > 0) {
-                return true; // unclaimed tasks of a batch were due when it was taken
-            }
-            ScheduledTask<?> first = order.first();
-            return first != null && first.time - now <= 0;
-        } finally {
-            lock.release();
-        }
+        return lock.hasDueTask(ticker, readyBatch);
     }
 
     /** Returns the thread currently designated leader; for tests. */
     public @Nullable Thread leader() {
         lock.acquire();
         try {
-            Waiter l = leader;
-            return l == null ? null : l.thread;
+            return leader == null ? null : leader.thread;
         } finally {
             lock.release();
         }

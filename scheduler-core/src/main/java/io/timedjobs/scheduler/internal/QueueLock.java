@@ -1,16 +1,20 @@
 package io.timedjobs.scheduler.internal;
 
+import io.timedjobs.scheduler.Ticker;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Any thread may try it, stage a task or leave a request; only workers, shutdown and the pool's
  * exact queries block on it. The queue's lock, and the hand-over of tasks to its holder: a
  * producer stages its task on its stripe, and one that needs the stripes drained but finds the
- * lock held leaves a request and returns; the holder performs it when it lets go. Every release goes through {@link #release()}, which publishes the
- * figures for meters and looks for requests after letting go.
+ * lock held leaves a request and returns; the holder performs it when it lets go. Every release
+ * goes through {@link #release()}, which publishes the figures for meters and looks for requests
+ * after letting go.
  *
  * <p>Lock order: the pool's mainLock first, then this one, never the other way round. Nothing
  * done under this lock takes mainLock, runs a task's code, or calls a listener.
@@ -135,6 +139,63 @@ final class QueueLock extends ReentrantLock {
             } else {
                 drainRemovals();
             }
+        }
+    }
+
+    /**
+     * Removes a cancelled task under the lock if it is free, else leaves the removal on the
+     * caller's stripe for the holder. Any thread not holding the lock.
+     */
+    void remove(ScheduledTask<?> task) {
+        if (tryAcquire()) {
+            try {
+                // Exact under the lock, where no drain is under way.
+                if (!remove.test(task) && QueuePosition.isStaged(task.heapIndex)) {
+                    drainPending(); // on another thread's stripe: dropped as it is drained
+                }
+            } finally {
+                release();
+            }
+            return;
+        }
+        stripes.pushRemoval(task);
+        drainNow(true);
+    }
+
+    /**
+     * Whether any task is queued or handed over, exactly: what the pool decides on when a worker
+     * leaves or the pool would terminate. Takes the lock and moves the stripes into the queue.
+     */
+    boolean hasTasks(Supplier<@Nullable ReadyBatch> batch) {
+        acquire();
+        try {
+            drainPending();
+            ReadyBatch b = batch.get(); // volatile read
+            return !order.isEmpty() || (b != null && b.remaining() > 0);
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * Whether a waiting task is due at the ticker's reading now, its due time included (where the
+     * overdue figure reports 0). Exact, under the lock, after a drain; for a manual ticker's wait
+     * for what came due, not for gauges.
+     */
+    boolean hasDueTask(Ticker ticker, Supplier<@Nullable ReadyBatch> batch) {
+        acquire();
+        try {
+            drainPending();
+            long now = ticker.read();
+            order.advance(now);
+            ReadyBatch b = batch.get(); // volatile read
+            if (b != null && b.remaining() > 0) {
+                return true; // unclaimed tasks of a batch were due when it was taken
+            }
+            ScheduledTask<?> first = order.first();
+            return first != null && first.time - now <= 0;
+        } finally {
+            release();
         }
     }
 
