@@ -133,7 +133,7 @@ public final class LeaderFollowerDelayQueue {
                 if (lock.drainRequested() || !plan.inForce()) {
                     lock.drainPending();
                 }
-                if (closed) {
+                if (closed) { // volatile read
                     return false;
                 }
                 insert(task);
@@ -170,7 +170,7 @@ public final class LeaderFollowerDelayQueue {
      * removal is left on the caller's stripe for the lock holder (see QueueLock.remove).
      */
     public void remove(ScheduledTask<?> task) {
-        int h = task.heapIndex;
+        int h = task.heapIndex; // plain, racy read: confirmed by the CAS in unstage or cancel
         if (QueuePosition.isStaged(h) && stripes.unstage(task, QueuePosition.stagedPosition(h))) {
             return; // the position is read once: a drain may change heapIndex at any moment
         }

@@ -16,8 +16,8 @@ class DueOrderTest {
     /**
      * Adds (numbered in order, so equal times leave first in, first out), removals, time moving,
      * polls of due tasks and sweeps, from ticks near Long.MAX_VALUE: every task due by now leaves
-     * in the model's order, none before its time, the size is exact and the earliest time never
-     * later than the model's.
+     * in the model's order, none before its time, the size is exact, and neither the earliest time
+     * nor a leader's wake-up time is later than the model's earliest due time.
      */
     @Test
     void shouldMatchTreeSetUnderRandomOperations() {
@@ -56,6 +56,9 @@ class DueOrderTest {
                 if (!model.isEmpty()) {
                     assertThat(order.earliest() - model.first().time)
                             .as("a lower bound of the earliest due time")
+                            .isNotPositive();
+                    assertThat(order.wakeTime(order.first()) - model.first().time)
+                            .as("a leader wakes no later than the earliest task is due")
                             .isNotPositive();
                 }
             }
