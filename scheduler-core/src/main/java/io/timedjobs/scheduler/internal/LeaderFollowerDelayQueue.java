@@ -397,8 +397,8 @@ public final class LeaderFollowerDelayQueue {
     }
 
     /**
-     * Closes every stripe and moves what was on them into the queue. Under lock. A producer that
-     * claimed its slot before the stripe's CLOSED marker was accepted, one that finds the marker
+     * Closes every stripe and moves what was on them into the queue. Under lock. A task whose slot
+     * was claimed before its stripe's CLOSED marker was accepted; a producer that finds the marker
      * rejects its task: so accepting and shutting down are atomic to each other, lock-free.
      */
     private void close() {
