@@ -8,7 +8,8 @@ import io.timedjobs.scheduler.RunGate;
  * lifecycle is stopped (the {@link PauseGate}), and skips the executions of a {@linkplain
  * TrackedJob#pause() paused} job, which it recognises by the type of its work ({@link
  * JobRegistry.JobWork}). A skipped execution keeps the job's schedule, and neither the engine's
- * counts nor the job's figures see it.
+ * counts nor the job's figures see it. A task interrupted while it waits for the gate (its {@code
+ * cancel(true)}, or {@code shutdownNow}) is skipped too.
  *
  * <p>Every task passes, those given to the engine directly included, as every task of Spring's
  * {@code ThreadPoolTaskScheduler} pauses with it.
@@ -23,10 +24,11 @@ final class JobRunGate implements RunGate {
 
     @Override
     public boolean enter(Object work) {
-        pauseGate.enter();
+        boolean opened = pauseGate.enter();
         TrackedJob job = JobRegistry.jobOf(work);
-        if (job != null && job.isPaused()) {
-            // not entered: the engine calls no exit, so leave the pause gate here
+        if (!opened || (job != null && job.isPaused())) {
+            // not entered: the engine calls no exit, so leave the pause gate here. A task
+            // interrupted while it waited (cancel(true), shutdownNow) does not run at all.
             pauseGate.exit();
             return false;
         }

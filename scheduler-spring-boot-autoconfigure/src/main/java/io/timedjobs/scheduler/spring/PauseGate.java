@@ -126,19 +126,27 @@ final class PauseGate {
         return paused;
     }
 
-    void enter() {
+    /**
+     * Counts the calling thread as running, after waiting while the gate is paused.
+     *
+     * @return false if the thread was interrupted while it waited (a {@code cancel(true)} or a
+     *     {@code shutdownNow}): it is counted all the same, and keeps its interrupt status
+     */
+    boolean enter() {
         running.incrementAndGet();
         afterCounting.run();
         if (paused && !shutdown) {
-            awaitOpen();
+            return awaitOpen();
         }
+        return true;
     }
 
     /**
      * Waits, not counted as running, until the gate opens or shuts down; then counts again. A
      * thread that uncounts the last running task calls the stopper back first, at once.
      */
-    private void awaitOpen() {
+    private boolean awaitOpen() {
+        boolean entered = true;
         Runnable callback = null;
         final ReentrantLock lock = this.lock;
         lock.lock();
@@ -160,14 +168,16 @@ final class PauseGate {
                     opened.await();
                 }
             } catch (InterruptedException e) {
-                // shutdownNow while paused: let the task see the interrupt
+                // cancel(true) or shutdownNow while paused: the caller gives up on the run
                 Thread.currentThread().interrupt();
+                entered = false;
             } finally {
                 // under the lock, so that a stop() right after start() sees this task running
                 running.incrementAndGet();
                 lock.unlock();
             }
         }
+        return entered;
     }
 
     void exit() {

@@ -118,6 +118,25 @@ class OneShotHandoffTest {
         await().atMost(TestDelays.LONG).until(() -> engine().getCompletedTaskCount() == 1);
     }
 
+    /** A one-shot task cancelled with interruption while it waits at the gate never runs. */
+    @Test
+    void shouldNotRunOneShotCancelledWhileHeldAtGate() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        scheduler.stop();
+        ScheduledFuture<?> future = scheduler.schedule(runs::incrementAndGet, ORIGIN);
+        await().atMost(TestDelays.LONG).until(() -> engine().getActiveCount() == 1);
+
+        assertThat(future.cancel(true)).isTrue();
+
+        await().atMost(TestDelays.LONG).until(() -> engine().getActiveCount() == 0);
+        scheduler.start();
+        ScheduledFuture<?> next = scheduler.schedule(runs::incrementAndGet, ORIGIN);
+        assertThat(next.get(TestDelays.LONG.toMillis(), TimeUnit.MILLISECONDS)).isNull();
+        assertThat(runs).hasValue(1);
+        assertThat(future.isCancelled()).isTrue();
+        assertThat(engine().getCompletedTaskCount()).isEqualTo(1);
+    }
+
     /** stop(callback) does not wait for a one-shot task held at the gate: it has not started. */
     @Test
     void shouldCallStopCallbackWhileOneShotWaitsAtGate() throws Exception {
