@@ -693,7 +693,6 @@ abstract class ScheduledExecutorContractTest {
         AtomicIntegerArray fate = new AtomicIntegerArray(total);
         AtomicReferenceArray<ScheduledFuture<?>> futures = new AtomicReferenceArray<>(total);
         AtomicLong accepted = new AtomicLong();
-        AtomicInteger startedAfterCancel = new AtomicInteger();
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
@@ -711,9 +710,6 @@ abstract class ScheduledExecutorContractTest {
                                 try {
                                     ScheduledFuture<?> f = scheduler.schedule(
                                             () -> {
-                                                if (fate.get(id) == 3) {
-                                                    startedAfterCancel.incrementAndGet();
-                                                }
                                                 runs.incrementAndGet(id);
                                             },
                                             random.nextInt(3_000),
@@ -763,16 +759,15 @@ abstract class ScheduledExecutorContractTest {
                 assertThat(r).as("runs of accepted task %d", id).isEqualTo(1);
                 ran++;
             } else if (f == 3) {
-                // cancel() also succeeds on a task that is running (its future is not done yet),
-                // so a cancelled task may have started once; never more.
+                // cancel() also succeeds on a task a worker has already claimed (its future is
+                // not done yet), and the work may then begin after cancel() returned true: in the
+                // JDK between FutureTask's state check and its call, in ours between the claim and
+                // the call. So a cancelled task may have run once; never more.
                 assertThat(r).as("runs of cancelled task %d", id).isLessThanOrEqualTo(1);
             } else {
                 assertThat(r).as("runs of task %d with fate %d", id, f).isZero();
             }
         }
-        assertThat(startedAfterCancel)
-                .as("tasks started after cancel() returned true")
-                .hasValue(0);
         assertThat(ran).isGreaterThan(total / 4);
     }
 
