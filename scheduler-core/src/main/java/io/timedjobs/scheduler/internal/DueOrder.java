@@ -93,12 +93,53 @@ final class DueOrder {
         return first;
     }
 
+    /**
+     * Moves the tasks due at {@code now}, up to {@link ReadyBatch#MAX_TASKS}, into a new batch, each
+     * marked with its slot; null when none is due. Called after the first due task was polled, so
+     * a burst of due tasks costs the lock once per batch rather than once per task.
+     */
+    @Nullable
+    ReadyBatch pollDueBatch(long now) {
+        ScheduledTask<?> next = first();
+        if (next == null || next.time - now > 0L) {
+            return null;
+        }
+        ScheduledTask<?>[] tasks = new ScheduledTask<?>[ReadyBatch.MAX_TASKS];
+        int n = 0;
+        do {
+            tasks[n] = poll(next);
+            next.heapIndex = QueuePosition.batch(n);
+            n++;
+            next = first();
+        } while (n < ReadyBatch.MAX_TASKS && next != null && next.time - now <= 0L);
+        return new ReadyBatch(tasks, n);
+    }
+
     int size() {
         return heap.size() + wheel.size() + run.size();
     }
 
     boolean isEmpty() {
         return size() == 0;
+    }
+
+    /**
+     * Returns when a leader waiting for {@code first} (what {@link #first()} returned, not yet
+     * due; or null) must wake up: at its due time, or at the wheel's next move if that is earlier.
+     * Only when {@code first} is not null or the wheel holds tasks.
+     */
+    long wakeTime(@Nullable ScheduledTask<?> first) {
+        if (first == null) {
+            return wheel.nextMoveTime();
+        }
+        long wakeAt = first.time;
+        if (wheel.size() > 0) {
+            long move = wheel.nextMoveTime();
+            if (move - wakeAt < 0) {
+                wakeAt = move;
+            }
+        }
+        return wakeAt;
     }
 
     /** Whether the wheel holds tasks: then {@link #nextMoveTime()} is defined. */

@@ -64,14 +64,14 @@ final class HandoffStripes {
                 return 0;
             }
             if (c != null) {
-                int i = (int) CLAIMED.getAndAdd(c, 1);
+                int i = (int) CLAIMED.getAndAdd(c, 1); // atomic add: claims slot i
                 if (i < c.slots.length) {
                     task.heapIndex = QueuePosition.staged(c.base + i);
                     // NOTE: the slot is claimed but not yet written; the drainer waits for this
                     // store (see insertChunk). A release store, written as fence and plain store:
                     // the array VarHandle's setRelease checks the element type on every call.
                     VarHandle.releaseFence(); // StoreStore: heapIndex before the slot
-                    c.slots[i] = task;
+                    c.slots[i] = task; // plain store, ordered by the fence above
                     return c.base + i + 1;
                 }
             }
@@ -79,10 +79,10 @@ final class HandoffStripes {
             Chunk next = c == null
                     ? new Chunk(null, 0, Chunk.FIRST)
                     : new Chunk(c, c.base + c.slots.length, Math.min(2 * c.slots.length, Chunk.LARGEST));
-            task.heapIndex = QueuePosition.staged(next.base);
+            task.heapIndex = QueuePosition.staged(next.base); // plain writes, published by the CAS
             next.slots[0] = task;
-            next.claimed = 1;
-            if (STAGED.compareAndSet(stripe, c, next)) { // publishes the chunk and its first slot
+            next.claimed = 1; // volatile write to a chunk nobody else sees yet
+            if (STAGED.compareAndSet(stripe, c, next)) { // CAS: publishes the chunk and its first slot
                 return next.base + 1;
             }
         }
@@ -96,8 +96,8 @@ final class HandoffStripes {
      *     taken by a drain right now): then the caller removes it under the lock
      */
     boolean unstage(ScheduledTask<?> task, int position) {
-        Chunk c = stripe().staged;
-        while (c != null && c != CLOSED && position < c.base) {
+        Chunk c = stripe().staged; // volatile read
+        while (c != null && c != CLOSED && position < c.base) { // base, previous: final fields
             c = c.previous;
         }
         if (c == null || c == CLOSED) {
@@ -105,8 +105,8 @@ final class HandoffStripes {
         }
         int i = position - c.base;
         // NOTE: races with the drainer's swap in insertChunk; exactly one of the two takes the task.
-        if (i < c.slots.length && SLOTS.compareAndSet(c.slots, i, task, CANCELLED_SLOT)) {
-            CANCELLED.getAndAdd(c, 1);
+        if (i < c.slots.length && SLOTS.compareAndSet(c.slots, i, task, CANCELLED_SLOT)) { // CAS
+            CANCELLED.getAndAdd(c, 1); // atomic add
             return true;
         }
         return false;
@@ -117,10 +117,10 @@ final class HandoffStripes {
         Stripe stripe = stripe();
         Removal removal = new Removal(task);
         for (; ; ) {
-            Removal head = stripe.removals;
-            removal.next = head;
+            Removal head = stripe.removals; // volatile read
+            removal.next = head; // plain writes, published by the CAS below
             removal.depth = head == null ? 1 : head.depth + 1;
-            if (REMOVALS.weakCompareAndSet(stripe, head, removal)) { // release: the node's fields
+            if (REMOVALS.weakCompareAndSet(stripe, head, removal)) { // CAS (volatile): the node's fields
                 return;
             }
         }
@@ -134,11 +134,11 @@ final class HandoffStripes {
         for (Stripe stripe : stripes) {
             Chunk newest;
             do {
-                newest = stripe.staged;
+                newest = stripe.staged; // volatile read
                 if (newest == null || newest == CLOSED) {
                     break;
                 }
-            } while (!STAGED.compareAndSet(stripe, newest, null));
+            } while (!STAGED.compareAndSet(stripe, newest, null)); // CAS: detaches the chain
             if (newest != null && newest != CLOSED) {
                 drainChunks(newest, sink);
             }
@@ -154,8 +154,8 @@ final class HandoffStripes {
     boolean drainRemovals(Predicate<ScheduledTask<?>> remove) {
         boolean staged = false;
         for (Stripe stripe : stripes) {
-            if (stripe.removals != null) {
-                Removal head = (Removal) REMOVALS.getAndSet(stripe, (Removal) null);
+            if (stripe.removals != null) { // volatile read
+                Removal head = (Removal) REMOVALS.getAndSet(stripe, (Removal) null); // swap
                 for (Removal r = head; r != null; r = r.next) {
                     if (!remove.test(r.task) && QueuePosition.isStaged(r.task.heapIndex)) {
                         staged = true;
@@ -172,7 +172,7 @@ final class HandoffStripes {
      */
     void close(Consumer<ScheduledTask<?>> sink) {
         for (Stripe stripe : stripes) {
-            Chunk newest = (Chunk) STAGED.getAndSet(stripe, CLOSED);
+            Chunk newest = (Chunk) STAGED.getAndSet(stripe, CLOSED); // swap
             if (newest != null && newest != CLOSED) {
                 drainChunks(newest, sink);
             }
@@ -199,7 +199,8 @@ final class HandoffStripes {
     private static void drainChunks(Chunk newest, Consumer<ScheduledTask<?>> sink) {
         int count = 0;
         for (Chunk c = newest; c != null; c = c.previous) {
-            c.filledUpTo = (int) CLAIMED.getAndSet(c, c.slots.length); // older ones are full already
+            // Swap: closes the chunk to claims; older ones are full already. filledUpTo: plain.
+            c.filledUpTo = (int) CLAIMED.getAndSet(c, c.slots.length);
             count++;
         }
         Chunk[] oldestFirst = new Chunk[count];
@@ -218,13 +219,13 @@ final class HandoffStripes {
             ScheduledTask<?> t;
             // NOTE: taken with a swap, so that a cancel racing for the slot either wins it or finds
             // it empty and removes the task from wherever the sink puts it.
-            while ((t = (ScheduledTask<?>) SLOTS.getAndSet(slots, i, null)) == null) {
+            while ((t = (ScheduledTask<?>) SLOTS.getAndSet(slots, i, null)) == null) { // swap
                 Thread.onSpinWait(); // claimed, not yet stored: the producer is between two steps
             }
             if (t == CANCELLED_SLOT) {
                 continue;
             }
-            t.heapIndex = QueuePosition.NONE;
+            t.heapIndex = QueuePosition.NONE; // plain write, under the queue's lock
             if (t.isNew()) { // cancelled while staged: it never enters the queue
                 sink.accept(t);
             }
@@ -269,20 +270,20 @@ final class HandoffStripes {
 
         /** Number of tasks on the stripe, less those cancelled there. */
         int stagedDepth() {
-            Chunk newest = staged;
+            Chunk newest = staged; // volatile read
             if (newest == null || newest == CLOSED) {
                 return 0;
             }
-            int depth = newest.base + Math.min(newest.claimed, newest.slots.length);
+            int depth = newest.base + Math.min(newest.claimed, newest.slots.length); // volatile read
             for (Chunk c = newest; c != null; c = c.previous) {
-                depth -= c.cancelled;
+                depth -= c.cancelled; // volatile read
             }
             return depth;
         }
 
         int removalDepth() {
-            Removal head = removals;
-            return head == null ? 0 : head.depth;
+            Removal head = removals; // volatile read
+            return head == null ? 0 : head.depth; // plain read, published by the CAS that pushed it
         }
     }
 

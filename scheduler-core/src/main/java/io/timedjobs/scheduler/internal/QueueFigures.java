@@ -44,18 +44,18 @@ final class QueueFigures {
 
     /** Marks the figures as moving; called right after the queue's lock was taken. */
     void moving() {
-        VERSION.setRelease(this, version + 1);
+        VERSION.setRelease(this, version + 1); // volatile read (only holders write it), release store
         VarHandle.storeStoreFence(); // StoreStore: the odd version is visible before any move it covers
     }
 
     /** Publishes the figures of the tasks in due order; called right before the lock is released. */
     void publish(DueOrder order) {
         int n = order.size();
-        HELD.setRelease(this, n);
+        HELD.setRelease(this, n); // release store
         if (n > 0) {
-            EARLIEST.setRelease(this, order.earliest());
+            EARLIEST.setRelease(this, order.earliest()); // release store
         }
-        VERSION.setRelease(this, version + 1); // release: after the figures
+        VERSION.setRelease(this, version + 1); // release store, after the figures
     }
 
     /**
@@ -66,12 +66,12 @@ final class QueueFigures {
         long giveUpAt = NOT_PARKED;
         for (int attempt = 1; ; attempt++) {
             int v = version; // volatile read, LoadLoad: the figures below are read after it
-            int n = held;
-            ReadyBatch b = batch.get();
+            int n = held; // volatile read
+            ReadyBatch b = batch.get(); // volatile read
             if (b != null) {
-                n += b.remaining();
+                n += b.remaining(); // volatile reads
             }
-            n += stripes.depth();
+            n += stripes.depth(); // volatile reads
             if (steady(v) || (giveUpAt = backOff(attempt, giveUpAt)) == GIVE_UP) {
                 return Math.max(0, n);
             }
@@ -86,11 +86,11 @@ final class QueueFigures {
     long overdueNanos(long now, Supplier<@Nullable ReadyBatch> batch) {
         long giveUpAt = NOT_PARKED;
         for (int attempt = 1; ; attempt++) {
-            int v = version;
-            boolean found = held > 0;
-            long first = earliest;
-            ReadyBatch b = batch.get();
-            ScheduledTask<?> t = b == null ? null : b.firstUnclaimed();
+            int v = version; // volatile read, LoadLoad: the figures below are read after it
+            boolean found = held > 0; // volatile read
+            long first = earliest; // volatile read
+            ReadyBatch b = batch.get(); // volatile read
+            ScheduledTask<?> t = b == null ? null : b.firstUnclaimed(); // acquire loads
             if (t != null) { // the unclaimed tasks of a batch are due before anything held
                 first = found && first - t.time < 0 ? first : t.time;
                 found = true;

@@ -33,7 +33,10 @@ final class ReadyBatch {
      */
     private volatile int cancelled;
 
-    /** Takes the first {@code count} slots of {@code tasks}, each already marked with its slot. */
+    /**
+     * Takes the first {@code count} slots of {@code tasks}, each already marked with its slot.
+     * Plain writes: other threads see them through the volatile write that publishes the batch.
+     */
     ReadyBatch(ScheduledTask<?>[] tasks, int count) {
         this.tasks = tasks;
         this.count = count;
@@ -41,7 +44,7 @@ final class ReadyBatch {
 
     /** Returns the number of tasks neither claimed nor cancelled; may be stale by a claim. */
     int remaining() {
-        return Math.max(0, count - next - cancelled);
+        return Math.max(0, count - next - cancelled); // two volatile reads
     }
 
     /** Claims the next task; null when every slot is claimed. */
@@ -52,14 +55,14 @@ final class ReadyBatch {
             if (i >= count) {
                 return null;
             }
-            if (NEXT.weakCompareAndSet(this, i, i + 1)) {
+            if (NEXT.weakCompareAndSet(this, i, i + 1)) { // CAS (volatile; may fail spuriously)
                 // NOTE: the slot is past next but may still hold its task: a canceller racing for
                 // it either wins the CAS in cancel() or finds the slot empty after this swap.
-                ScheduledTask<?> task = (ScheduledTask<?>) SLOTS.getAndSet(tasks, i, null);
+                ScheduledTask<?> task = (ScheduledTask<?>) SLOTS.getAndSet(tasks, i, null); // swap
                 if (task != null) {
                     return task;
                 }
-                CANCELLED.getAndAdd(this, -1); // passed a cancelled slot
+                CANCELLED.getAndAdd(this, -1); // atomic add: passed a cancelled slot
             }
         }
     }
@@ -67,8 +70,8 @@ final class ReadyBatch {
     /** Takes a cancelled task out of its slot; false if a claimer took it first, or it is not there. */
     boolean cancel(ScheduledTask<?> task, int slot) {
         // NOTE: see claim(): the CAS on the slot decides between the canceller and a claimer.
-        if (slot < count && SLOTS.compareAndSet(tasks, slot, task, null)) {
-            CANCELLED.getAndAdd(this, 1);
+        if (slot < count && SLOTS.compareAndSet(tasks, slot, task, null)) { // CAS
+            CANCELLED.getAndAdd(this, 1); // atomic add
             return true;
         }
         return false;
@@ -77,8 +80,8 @@ final class ReadyBatch {
     /** Returns the first task still in its slot, or null; a hint for the lateness figure. */
     @Nullable
     ScheduledTask<?> firstUnclaimed() {
-        for (int i = next; i < count; i++) {
-            ScheduledTask<?> t = (ScheduledTask<?>) SLOTS.getAcquire(tasks, i);
+        for (int i = next; i < count; i++) { // next: volatile read
+            ScheduledTask<?> t = (ScheduledTask<?>) SLOTS.getAcquire(tasks, i); // acquire
             if (t != null) {
                 return t;
             }

@@ -23,7 +23,12 @@ final class Waiter {
      */
     boolean helper;
 
-    /** Whether an interrupt was cleared while it slept; only its own thread touches this. */
+    /**
+     * Whether an interrupt was cleared before it slept in take(), to be restored when take()
+     * returns; only its own thread touches this. Workers are stopped through the queue's state,
+     * so an interrupt there is a late cancel(true) aimed at a task the thread ran before, and it
+     * must not make park() return at once in a loop.
+     */
     boolean interrupted;
 
     /**

@@ -16,8 +16,8 @@ class DueOrderTest {
     /**
      * Adds (numbered in order, so equal times leave first in, first out), removals, time moving,
      * polls of due tasks and sweeps, from ticks near Long.MAX_VALUE: every task due by now leaves
-     * in the model's order, none before its time, the size is exact and the earliest time never
-     * later than the model's.
+     * in the model's order, none before its time, the size is exact, and neither the earliest time
+     * nor a leader's wake-up time is later than the model's earliest due time.
      */
     @Test
     void shouldMatchTreeSetUnderRandomOperations() {
@@ -57,6 +57,9 @@ class DueOrderTest {
                     assertThat(order.earliest() - model.first().time)
                             .as("a lower bound of the earliest due time")
                             .isNotPositive();
+                    assertThat(order.wakeTime(order.first()) - model.first().time)
+                            .as("a leader wakes no later than the earliest task is due")
+                            .isNotPositive();
                 }
             }
             long deadline = now + 20 * BUCKET;
@@ -67,6 +70,60 @@ class DueOrderTest {
             order.drainTo(rest);
             assertThat(rest).containsExactlyElementsOf(model);
             assertThat(order.isEmpty()).isTrue();
+        }
+    }
+
+    /**
+     * After the first due task is polled, a batch takes the next due tasks, at most MAX_TASKS, in
+     * the model's order (equal times first in, first out), each marked with its slot; tasks not
+     * yet due stay; and nothing due leaves no batch. From ticks near Long.MAX_VALUE.
+     */
+    @Test
+    void shouldMoveDueTasksIntoBatchesInOrder() {
+        SplittableRandom random = new SplittableRandom(ModelTasks.SEED);
+        for (int round = 0; round < 200; round++) {
+            long now = ModelTasks.base(random);
+            DueOrder order = new DueOrder(now);
+            TreeSet<ScheduledTask<?>> model = new TreeSet<>(ModelTasks.DUE_ORDER);
+            int n = random.nextInt(120);
+            for (int i = 0; i < n; i++) {
+                long delay = random.nextBoolean() ? random.nextLong(4) : random.nextLong(3 * BUCKET);
+                ScheduledTask<?> t = ModelTasks.task(now + delay, 0);
+                order.add(t);
+                model.add(t);
+            }
+            now += random.nextLong(2 * BUCKET);
+            order.advance(now);
+            for (; ; ) {
+                ScheduledTask<?> first = order.first();
+                if (first == null || first.time - now > 0) {
+                    final long end = now;
+                    assertThat(model).allMatch(t -> t.time - end > 0);
+                    break;
+                }
+                assertThat((Object) order.poll(first)).isSameAs(model.pollFirst());
+                ReadyBatch batch = order.pollDueBatch(now);
+                List<ScheduledTask<?>> expected = new ArrayList<>();
+                for (ScheduledTask<?> t : model) {
+                    if (t.time - now > 0 || expected.size() == ReadyBatch.MAX_TASKS) {
+                        break;
+                    }
+                    expected.add(t);
+                }
+                if (expected.isEmpty()) {
+                    assertThat(batch).isNull();
+                    continue;
+                }
+                assertThat(batch).isNotNull();
+                assertThat(batch.remaining()).isEqualTo(expected.size());
+                for (int i = 0; i < expected.size(); i++) {
+                    assertThat(expected.get(i).heapIndex).isEqualTo(QueuePosition.batch(i));
+                    assertThat((Object) batch.claim()).isSameAs(expected.get(i));
+                }
+                assertThat((Object) batch.claim()).isNull();
+                model.removeAll(expected);
+                assertThat(order.size()).isEqualTo(model.size());
+            }
         }
     }
 }
