@@ -27,9 +27,7 @@ final class StressBudget {
 
     /** Model checking: each scenario's interleavings explored one switch point at a time. */
     static ModelCheckingOptions modelChecking(int iterations, int invocations) {
-        return new ModelCheckingOptions()
-                .iterations(iterations * SCALE)
-                .invocationsPerIteration(invocations);
+        return new ModelCheckingOptions().iterations(iterations * SCALE).invocationsPerIteration(invocations);
     }
 
     /** Stress: each scenario run on real threads, many times over. */
