@@ -22,7 +22,7 @@ public class HandoffChunksStress extends StripesScenario {
     /** Interleavings of small scenarios, fewer than for single adds: each burst is long to explore. */
     @Test
     void shouldKeepEveryTaskAcrossChunksUnderModelChecking() {
-        StressBudget.modelChecking(2, 50)
+        StressBudget.modelChecking(5, 100)
                 .threads(3)
                 .actorsPerThread(2)
                 .actorsBefore(1)
@@ -33,7 +33,7 @@ public class HandoffChunksStress extends StripesScenario {
     /** The same scenarios on real threads, racing on this machine's cores. */
     @Test
     void shouldKeepEveryTaskAcrossChunksUnderStress() {
-        StressBudget.stress(10, 1_000)
+        StressBudget.stress(20, 5_000)
                 .threads(3)
                 .actorsPerThread(3)
                 .actorsBefore(2)
