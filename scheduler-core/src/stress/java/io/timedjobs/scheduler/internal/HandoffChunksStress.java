@@ -33,7 +33,7 @@ public class HandoffChunksStress extends StripesScenario {
     /** The same scenarios on real threads, racing on this machine's cores. */
     @Test
     void shouldKeepEveryTaskAcrossChunksUnderStress() {
-        StressBudget.stress(20, 5_000)
+        StressBudget.stress(20, 2_000)
                 .threads(3)
                 .actorsPerThread(3)
                 .actorsBefore(2)
