@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.internal;
 
 import static io.timedjobs.scheduler.internal.StressBudget.check;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.jetbrains.lincheck.datastructures.IntGen;
 import org.jetbrains.lincheck.datastructures.Operation;
@@ -51,7 +52,7 @@ public class ReadyBatchStress {
             slots[i] = tasks[i];
         }
         batch = new ReadyBatch(slots, TASKS);
-        java.util.Arrays.fill(lastClaimed, -1);
+        Arrays.fill(lastClaimed, -1);
     }
 
     /** A worker claims the next task, as take() does. */
@@ -78,11 +79,11 @@ public class ReadyBatchStress {
         }
     }
 
-    /** A gauge reads the count and the first waiting task, as the figures do. */
+    /** A gauge reads the count and the first waiting task, as the figures do; checked at rest. */
     @Operation
-    public int remaining() {
+    public void remaining() {
+        batch.remaining();
         batch.firstUnclaimed();
-        return Math.min(0, batch.remaining()); // never negative; its value is checked at rest
     }
 
     @Validate
