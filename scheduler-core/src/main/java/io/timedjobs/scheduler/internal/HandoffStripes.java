@@ -112,7 +112,11 @@ final class HandoffStripes {
         return false;
     }
 
-    /** Leaves the removal of a cancelled task for the lock holder, on the calling thread's stripe. */
+    /**
+     * Leaves the removal of a cancelled task for the lock holder, on the calling thread's stripe.
+     * The task must be cancelled before this is called: a removal that finds its task still on a
+     * stripe does nothing, and the drain then drops the task only because it is no longer new.
+     */
     void pushRemoval(ScheduledTask<?> task) {
         Stripe stripe = stripe();
         Removal removal = new Removal(task);

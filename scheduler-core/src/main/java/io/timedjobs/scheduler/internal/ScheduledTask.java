@@ -91,7 +91,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     /**
      * Where the task is queued: its index in the heap (0 or more); or, encoded below -1, its index
      * in its wheel bucket, its position in the queue's sorted run, or its position on a producer's
-     * stripe (see LeaderFollowerDelayQueue's RUN_OFFSET and STAGED_OFFSET); or -1 when it is in
+     * stripe (the encodings are named in {@link QueuePosition}); or -1 when it is in
      * none of them (taken, or never queued). Written under the queue lock, except by the producer
      * that stages the task, before anyone else can see it.
      */
