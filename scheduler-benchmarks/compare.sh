@@ -12,7 +12,7 @@
 # (the working tree is left alone) and copies it to OUT.jar.
 #
 # Options:
-#   -r N        rounds (default 3; a full pass of all scenarios takes about 9 minutes a round on 2 cores)
+#   -r N        rounds (default 3; all scenarios take about 10 minutes a round for both builds, 2 cores)
 #   -s LIST     scenarios, comma-separated (default all):
 #               insert, churn, lateness, burst, mem, idle, oneshot
 #   -p LIST     peers for every scenario (default lf,stpe,stpe-roc; LATENESS adds the floor itself)
@@ -21,11 +21,12 @@
 #   -n A,B      names of the two builds in the table (default before,after)
 # Sizes per scenario can be changed through the environment, e.g. INSERT_OPTS="-wi 3 -i 5",
 # CHURN_OPTS="-wi 2 -i 3 -w 1s -r 1s", LATENESS_PROPS="-Dbench.tasks=60000 -Dbench.spanMs=3000",
-# ONESHOT_PROPS="-Dbench.oneShotOps=1000000"; JAVA_OPTS is given to every java command.
+# ONESHOT_PROPS="-Dbench.oneShotOps=1000000"; JAVA_OPTS is given to every java command
+# (JAVA_OPTS=-Djmh.ignoreLock=true when another JMH run holds its lock file).
 set -euo pipefail
 
 usage() {
-    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,/^set /p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'
     exit 2
 }
 
