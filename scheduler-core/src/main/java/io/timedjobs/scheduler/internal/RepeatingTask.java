@@ -84,11 +84,7 @@ abstract class RepeatingTask extends ScheduledTask<Void> {
         try {
             w.run();
         } catch (Throwable failure) {
-            try {
-                gate.exit(w);
-            } catch (Throwable fromGate) {
-                failure.addSuppressed(fromGate);
-            }
+            exitAfterFailure(gate, w, failure);
             throw failure;
         }
         gate.exit(w);

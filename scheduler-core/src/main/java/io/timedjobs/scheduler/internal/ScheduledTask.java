@@ -164,15 +164,20 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         try {
             value = invoke(w);
         } catch (Throwable failure) {
-            try {
-                gate.exit(w);
-            } catch (Throwable fromGate) {
-                failure.addSuppressed(fromGate);
-            }
+            exitAfterFailure(gate, w, failure);
             throw failure;
         }
         gate.exit(w);
         return value;
+    }
+
+    /** Leaves the gate after the work threw; a failure of the gate joins the work's own. */
+    static void exitAfterFailure(RunGate gate, Object w, Throwable failure) {
+        try {
+            gate.exit(w);
+        } catch (Throwable fromGate) {
+            failure.addSuppressed(fromGate);
+        }
     }
 
     /**

@@ -171,13 +171,7 @@ final class WorkerLifecycle {
     /** Called when the last task running on a thread of its own ended. */
     void ownThreadsEnded() {
         if (runner.runState >= SHUTDOWN) {
-            final ReentrantLock mainLock = this.mainLock;
-            mainLock.lock();
-            try {
-                tryTerminate();
-            } finally {
-                mainLock.unlock();
-            }
+            tryTerminateUnderLock();
         }
     }
 
@@ -215,6 +209,10 @@ final class WorkerLifecycle {
         for (ScheduledTask<?> dropped : queue.shutdown(keepDelayedAfterShutdown, keepRepeatingAfterShutdown)) {
             dropped.cancel(false);
         }
+        tryTerminateUnderLock();
+    }
+
+    private void tryTerminateUnderLock() {
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
