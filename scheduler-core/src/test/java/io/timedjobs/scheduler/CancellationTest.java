@@ -5,6 +5,7 @@ import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;

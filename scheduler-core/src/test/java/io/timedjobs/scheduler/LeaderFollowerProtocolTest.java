@@ -6,6 +6,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

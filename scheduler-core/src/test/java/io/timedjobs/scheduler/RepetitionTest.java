@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.timedjobs.scheduler.testsupport.MutableClock;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

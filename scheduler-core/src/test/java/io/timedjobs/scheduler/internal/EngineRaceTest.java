@@ -8,6 +8,7 @@ import io.timedjobs.scheduler.ExecutionListener;
 import io.timedjobs.scheduler.MisfirePolicy;
 import io.timedjobs.scheduler.TaskErrorHandler;
 import io.timedjobs.scheduler.Ticker;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.lang.ref.WeakReference;
 import java.time.Clock;
 import java.util.ArrayList;

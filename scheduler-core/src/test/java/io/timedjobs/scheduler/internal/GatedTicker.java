@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.internal;
 
 import io.timedjobs.scheduler.ManualTicker;
 import io.timedjobs.scheduler.Ticker;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;

@@ -9,6 +9,7 @@ import io.timedjobs.scheduler.ManualTicker;
 import io.timedjobs.scheduler.MisfirePolicy;
 import io.timedjobs.scheduler.TaskErrorHandler;
 import io.timedjobs.scheduler.Ticker;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;

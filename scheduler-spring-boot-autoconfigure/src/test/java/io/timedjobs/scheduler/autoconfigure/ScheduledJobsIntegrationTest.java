@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
-import io.timedjobs.scheduler.spring.TestDelays;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
-import io.timedjobs.scheduler.spring.TestDelays;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.ManualTicker;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
-import io.timedjobs.scheduler.spring.TestDelays;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.Instant;

@@ -10,7 +10,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.timedjobs.scheduler.ManualTicker;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
-import io.timedjobs.scheduler.spring.TestDelays;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
-import io.timedjobs.scheduler.spring.TestDelays;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;

@@ -13,7 +13,7 @@ import io.timedjobs.scheduler.jdbc.durable.DurableTask;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskHandler;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskState;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
-import io.timedjobs.scheduler.spring.TestDelays;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;

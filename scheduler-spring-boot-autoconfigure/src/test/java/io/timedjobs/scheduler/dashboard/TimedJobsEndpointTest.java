@@ -12,7 +12,7 @@ import io.timedjobs.scheduler.autoconfigure.SchedulerMetricsAutoConfiguration;
 import io.timedjobs.scheduler.autoconfigure.TimedJobsDashboardAutoConfiguration;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.JobView;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
-import io.timedjobs.scheduler.spring.TestDelays;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

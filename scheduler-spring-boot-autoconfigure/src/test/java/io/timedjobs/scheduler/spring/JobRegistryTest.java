@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
 import io.timedjobs.scheduler.ManualTicker;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ScheduledFuture;

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.ManualTicker;
+import io.timedjobs.scheduler.testsupport.MutableClock;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.timedjobs.scheduler.ExecutionListener;
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
 import io.timedjobs.scheduler.ManualTicker;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
