@@ -16,6 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The leader-follower protocol of the queue, observed through the workers' thread states. */
 @Timeout(60)
@@ -402,6 +406,31 @@ class LeaderFollowerProtocolTest {
         assertThat(neverRan)
                 .hasSize(501)
                 .containsAll(late.stream().map(Runnable.class::cast).toList());
+    }
+
+    /**
+     * With virtual threads, shutdownNow returns every task whose own thread has not begun it, so
+     * none is cancelled instead of returned: each of many due tasks ran or is returned, not both.
+     */
+    @ParameterizedTest(name = "pool size {0}")
+    @ValueSource(ints = {1, 2})
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    @Timeout(120)
+    void shouldReturnTasksNotBegunOnTheirOwnThreadsOnShutdownNow(int poolSize) throws Exception {
+        for (int trial = 0; trial < 5; trial++) {
+            scheduler = LeaderFollowerScheduler.builder()
+                    .poolSize(poolSize)
+                    .virtualThreads(true)
+                    .build();
+            ScheduledExecutorContractTest.ShutdownNowTally tally =
+                    ScheduledExecutorContractTest.shutdownNowWhileDraining(scheduler, 100_000, 1_000);
+            assertThat(tally.ranAndReturned())
+                    .as("returned tasks that also ran")
+                    .isZero();
+            assertThat(tally.neitherRanNorReturned())
+                    .as("tasks cancelled instead of returned, trial %d", trial)
+                    .isZero();
+        }
     }
 
     /** Waits, polling closely, until a list of runs has the expected size. */

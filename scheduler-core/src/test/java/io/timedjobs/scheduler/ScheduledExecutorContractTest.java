@@ -10,6 +10,7 @@ import static org.awaitility.Awaitility.await;
 import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
@@ -31,6 +32,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The behaviour {@link ScheduledExecutorService} defines, checked the same way against every
@@ -82,7 +85,7 @@ abstract class ScheduledExecutorContractTest {
         }
     }
 
-    private static void awaitLatch(CountDownLatch latch) throws InterruptedException {
+    static void awaitLatch(CountDownLatch latch) throws InterruptedException {
         assertThat(latch.await(TestDelays.LONG.toMillis(), MILLISECONDS))
                 .as("event within %s", TestDelays.LONG)
                 .isTrue();
@@ -623,6 +626,81 @@ abstract class ScheduledExecutorContractTest {
         assertThat(scheduler.awaitTermination(TestDelays.LONG.toMillis(), MILLISECONDS))
                 .isTrue();
         assertThat(ran).hasValue(0);
+    }
+
+    /**
+     * Once shutdownNow() has begun, no worker takes a task out of the queue: of many due one-shot
+     * tasks, each either ran or is returned, but for at most one per worker (taken just before,
+     * then cancelled instead of run); and no returned task ran.
+     */
+    @ParameterizedTest(name = "pool size {0}")
+    @ValueSource(ints = {1, 2})
+    @Timeout(120)
+    void shouldReturnQueuedTasksOnShutdownNowWhileWorkersDrainThem(int poolSize) throws Exception {
+        for (int trial = 0; trial < 5; trial++) {
+            ShutdownNowTally tally = shutdownNowWhileDraining(scheduler(poolSize), 100_000, 1_000);
+            assertThat(tally.ranAndReturned())
+                    .as("returned tasks that also ran")
+                    .isZero();
+            assertThat(tally.neitherRanNorReturned())
+                    .as("tasks cancelled instead of returned, trial %d", trial)
+                    .isLessThanOrEqualTo(poolSize);
+        }
+    }
+
+    /** What became of the one-shot tasks of {@link #shutdownNowWhileDraining}. */
+    record ShutdownNowTally(int ran, int returned, int ranAndReturned, int neitherRanNorReturned) {}
+
+    /**
+     * Schedules {@code tasks} one-shot tasks due now, calls shutdownNow() once {@code before} of
+     * them ran, waits for termination, and counts what became of each. A task that neither ran nor
+     * was returned must have been cancelled: any other fate is a failure here.
+     */
+    static ShutdownNowTally shutdownNowWhileDraining(ScheduledExecutorService scheduler, int tasks, int before)
+            throws InterruptedException {
+        AtomicIntegerArray runs = new AtomicIntegerArray(tasks);
+        CountDownLatch enoughRan = new CountDownLatch(before);
+        IdentityHashMap<Object, Integer> index = new IdentityHashMap<>();
+        List<ScheduledFuture<?>> futures = new ArrayList<>(tasks);
+        for (int i = 0; i < tasks; i++) {
+            int id = i;
+            ScheduledFuture<?> future = scheduler.schedule(
+                    () -> {
+                        runs.incrementAndGet(id);
+                        enoughRan.countDown();
+                    },
+                    0,
+                    MILLISECONDS);
+            futures.add(future);
+            index.put(future, id);
+        }
+        awaitLatch(enoughRan);
+        List<Runnable> neverRan = scheduler.shutdownNow();
+        assertThat(scheduler.awaitTermination(TestDelays.LONG.toMillis(), MILLISECONDS))
+                .as("terminated")
+                .isTrue();
+        boolean[] returned = new boolean[tasks];
+        for (Runnable r : neverRan) {
+            Integer id = index.get(r);
+            assertThat(id).as("returned task %s is one of ours", r).isNotNull();
+            returned[id] = true;
+        }
+        int ran = 0;
+        int ranAndReturned = 0;
+        int neither = 0;
+        for (int i = 0; i < tasks; i++) {
+            boolean didRun = runs.get(i) > 0;
+            assertThat(runs.get(i)).as("runs of task %d", i).isLessThanOrEqualTo(1);
+            ran += didRun ? 1 : 0;
+            ranAndReturned += didRun && returned[i] ? 1 : 0;
+            if (!didRun && !returned[i]) {
+                neither++;
+                assertThat(futures.get(i).isCancelled())
+                        .as("task %d neither ran nor was returned, so it must be cancelled", i)
+                        .isTrue();
+            }
+        }
+        return new ShutdownNowTally(ran, neverRan.size(), ranAndReturned, neither);
     }
 
     /** awaitTermination returns false when the time runs out first, true once terminated. */

@@ -104,8 +104,14 @@ public final class LeaderFollowerDelayQueue {
     /** The current batch, for the figures' readers. Made once, not per reading. */
     private final Supplier<@Nullable ReadyBatch> readyBatch = () -> ready; // volatile read
 
-    /** Whether take() returns null at once, even with tasks left (shutdownNow). Guarded by lock. */
-    private boolean stopped;
+    /**
+     * Whether take() returns null at once, even with tasks left (shutdownNow). Volatile, never
+     * cleared; written first without the lock by {@link #stopTaking()}, so that no worker takes a
+     * task from the moment shutdownNow begins, then again under the lock by {@link #stop()}. A
+     * worker reads it before every take, the lock-free claim from a batch included: so after the
+     * write, each worker takes at most the one task whose take had already read it as false.
+     */
+    private volatile boolean stopped;
 
     public LeaderFollowerDelayQueue(Ticker ticker, boolean timedWaits) {
         this.ticker = ticker;
@@ -227,6 +233,9 @@ public final class LeaderFollowerDelayQueue {
      */
     @Nullable
     ScheduledTask<?> take(Waiter me) {
+        if (stopped) { // volatile read: see stopped
+            return null;
+        }
         ScheduledTask<?> claimed = claimReady();
         if (claimed != null) {
             return claimed;
@@ -375,6 +384,14 @@ public final class LeaderFollowerDelayQueue {
         } finally {
             lock.release();
         }
+    }
+
+    /**
+     * Makes every take() from now on return null, without the lock and without removing a task:
+     * the first step of shutdownNow, before {@link #stop()} collects what the queue holds.
+     */
+    void stopTaking() {
+        stopped = true; // volatile write
     }
 
     /** Stops the queue, so that takers return null from now on; returns what it held, in due order. */

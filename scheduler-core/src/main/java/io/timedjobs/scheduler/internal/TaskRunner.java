@@ -104,7 +104,7 @@ final class TaskRunner {
             }
             TaskThreads own = taskThreads;
             if (own != null) {
-                own.start(task, stopping); // stopping: the task never runs
+                own.start(task, stopping); // stopping: one still waiting for a permit then never runs
                 continue;
             }
             // Published by the task's own move to RUNNING, which a cancel(true) reads first.
@@ -123,12 +123,19 @@ final class TaskRunner {
         me.running = task;
         waiters.add(me);
         try {
-            runTask(task);
+            // Its thread has begun it, so shutdownNow no longer returns it: it runs, and sees an
+            // interrupt like every running task. Read after registering: either shutdownNow's
+            // interrupt finds this thread, or this read finds STOP.
+            if (runState >= STOP) {
+                Thread.currentThread().interrupt();
+            }
+            execute(task);
         } finally {
             waiters.remove(me);
         }
     }
 
+    /** Runs a task on the worker that took it; one taken as shutdownNow began is cancelled instead. */
     private void runTask(ScheduledTask<?> task) {
         // An interrupt left over from a cancel(true) must not hit the next task; after
         // shutdownNow every task must see one.
@@ -137,6 +144,11 @@ final class TaskRunner {
             return;
         }
         Thread.interrupted();
+        execute(task);
+    }
+
+    /** Runs a task unless the shutdown policy stops it, and counts the execution. */
+    private void execute(ScheduledTask<?> task) {
         if (task.isPeriodic() && runState >= SHUTDOWN && !keepRepeatingAfterShutdown) {
             task.cancel(false);
             return;

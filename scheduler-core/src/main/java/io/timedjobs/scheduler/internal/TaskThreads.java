@@ -1,5 +1,9 @@
 package io.timedjobs.scheduler.internal;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,6 +32,12 @@ final class TaskThreads {
     /** Tasks started and not yet ended. */
     private final AtomicInteger running = new AtomicInteger();
 
+    /**
+     * Tasks handed over by a worker whose thread has not begun them yet. Whoever removes a task
+     * owns it: its own thread, which then runs it, or shutdownNow, which returns it as never run.
+     */
+    private final Set<ScheduledTask<?>> unstarted = ConcurrentHashMap.newKeySet();
+
     /** @param concurrencyLimit the most tasks running at once; 0 for no limit */
     TaskThreads(ThreadFactory factory, int concurrencyLimit, Consumer<ScheduledTask<?>> body, Runnable lastEnded) {
         this.factory = factory;
@@ -49,6 +59,7 @@ final class TaskThreads {
      *     task, which never runs
      */
     void start(ScheduledTask<?> task, BooleanSupplier stopping) {
+        unstarted.add(task);
         Semaphore permits = limit;
         if (permits != null) {
             for (; ; ) {
@@ -57,7 +68,9 @@ final class TaskThreads {
                     break;
                 } catch (InterruptedException e) {
                     if (stopping.getAsBoolean()) {
-                        task.cancel(false);
+                        if (unstarted.remove(task)) { // else shutdownNow returned it
+                            task.cancel(false);
+                        }
                         return;
                     }
                 }
@@ -81,10 +94,26 @@ final class TaskThreads {
 
     private void run(ScheduledTask<?> task) {
         try {
-            body.accept(task);
+            if (unstarted.remove(task)) { // else shutdownNow took it back first
+                body.accept(task);
+            }
         } finally {
             ended();
         }
+    }
+
+    /**
+     * Takes back every task handed over whose thread has not begun it, for shutdownNow to return:
+     * those threads then end without running it. Called after the queue stopped handing tasks out.
+     */
+    List<ScheduledTask<?>> takeBackUnstarted() {
+        List<ScheduledTask<?>> taken = new ArrayList<>();
+        for (ScheduledTask<?> task : unstarted) {
+            if (unstarted.remove(task)) {
+                taken.add(task);
+            }
+        }
+        return taken;
     }
 
     private void ended() {

@@ -222,10 +222,28 @@ final class WorkerLifecycle {
         }
     }
 
+    /**
+     * Stops the pool and returns the tasks that never ran. No worker takes a task from the queue
+     * once this has begun: the queue stops handing tasks out in the same mainLock section that
+     * moves the run state to STOP, so a worker takes at most the one task it was already taking,
+     * and cancels it (it sees STOP) or had begun it. Everything else is returned: what the queue
+     * holds, and the tasks handed to a thread of their own that had not begun.
+     */
     List<Runnable> shutdownNow() {
-        advanceRunState(STOP);
-        List<Runnable> neverRan = new ArrayList<>(queue.stop());
         final ReentrantLock mainLock = this.mainLock;
+        mainLock.lock();
+        try {
+            queue.stopTaking();
+            if (runner.runState < STOP) {
+                runner.runState = STOP;
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        List<Runnable> neverRan = new ArrayList<>(queue.stop());
+        if (taskThreads != null) {
+            neverRan.addAll(taskThreads.takeBackUnstarted());
+        }
         mainLock.lock();
         try {
             for (Thread worker : workers) {

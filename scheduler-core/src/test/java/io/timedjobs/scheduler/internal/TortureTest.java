@@ -13,7 +13,10 @@ import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -28,7 +31,10 @@ import org.junit.jupiter.api.Test;
  * Random rounds of producers, cancellers, a manual ticker moving under them and a shutdown racing
  * the submissions, each checked against what the contract says must have happened: every task
  * accepted and not cancelled ran exactly once, none before its due time, nothing is left behind,
- * and with one worker a task accepted before its due time never ran after a task due later.
+ * and with one worker a task accepted before its due time never ran after a task due later. Some
+ * rounds end with shutdownNow, racing the producers or the workers draining due tasks: then every
+ * accepted task that was not cancelled ran or was returned, never both, but for at most one per
+ * worker (taken as shutdownNow began), cancelled instead.
  *
  * <p>Short by default; {@code -Dtimedjobs.torture.seconds=600} (or {@code -P torture}) runs it
  * long, and {@code -Dtimedjobs.torture.seed=...} repeats the rounds of a failure, whose seed the
@@ -94,6 +100,13 @@ class TortureTest {
         final int producers;
         final int perProducer;
         final boolean shutdownRacing;
+
+        /** How the round ends: 0 drains everything; 1 shutdownNow races the producers; 2 the workers. */
+        final int ending;
+
+        /** What shutdownNow returned, once it ran. */
+        volatile List<Runnable> returned = List.of();
+
         final JitteryTicker ticker;
         final WorkerPool scheduler;
 
@@ -112,6 +125,7 @@ class TortureTest {
             this.producers = 1 + random.nextInt(4);
             this.perProducer = 50 + random.nextInt(400);
             this.shutdownRacing = random.nextInt(3) == 0;
+            this.ending = random.nextInt(4) == 0 ? 1 + random.nextInt(2) : 0;
             long start = random.nextInt(4) == 0 ? Long.MAX_VALUE - random.nextLong(1L << 32) : random.nextLong();
             this.ticker = new JitteryTicker(new ManualTicker(start, Instant.EPOCH));
             this.scheduler = new WorkerPool(new PoolSettings(
@@ -166,6 +180,15 @@ class TortureTest {
                         },
                         "shutdown"));
             }
+            if (ending == 1) {
+                threads.add(new Thread(
+                        () -> {
+                            await(go);
+                            Thread.yield();
+                            returned = scheduler.shutdownNow();
+                        },
+                        "shutdownNow"));
+            }
             threads.forEach(Thread::start);
             go.countDown();
             for (Thread t : threads) {
@@ -174,6 +197,15 @@ class TortureTest {
             }
             // Everything accepted comes due now; then the scheduler must drain to nothing.
             ticker.advance(2, TimeUnit.HOURS);
+            if (ending != 0) {
+                if (ending == 2) {
+                    returned = scheduler.shutdownNow(); // while the workers drain what just came due
+                }
+                assertThat(scheduler.awaitTermination(TestDelays.LONG.toMillis(), MILLISECONDS))
+                        .isTrue();
+                check();
+                return;
+            }
             long waitUntil = System.nanoTime() + TestDelays.LONG.toNanos();
             while (!allSettled()) {
                 assertThat(System.nanoTime() - waitUntil).as("tasks left unrun").isNegative();
@@ -288,6 +320,10 @@ class TortureTest {
                     any = true;
                 }
             }
+            Set<Runnable> neverRan = Collections.newSetFromMap(new IdentityHashMap<>());
+            neverRan.addAll(returned);
+            assertThat(neverRan).as("tasks returned twice").hasSameSizeAs(returned);
+            int cancelledInsteadOfReturned = 0;
             for (int id = 0; id < capacity; id++) {
                 ScheduledTask<?> task = tasks.get(id);
                 if (task == null) {
@@ -295,12 +331,23 @@ class TortureTest {
                     continue;
                 }
                 assertThat(runs.get(id)).as("runs of task %d", id).isLessThanOrEqualTo(1);
-                if (cancelled.get(id) == 0) {
-                    assertThat(runs.get(id))
-                            .as("runs of task %d, never cancelled", id)
-                            .isOne();
+                boolean wasReturned = neverRan.contains(task);
+                assertThat(runs.get(id) == 1 && wasReturned)
+                        .as("task %d ran and was returned by shutdownNow", id)
+                        .isFalse();
+                if (cancelled.get(id) == 0 && !wasReturned && runs.get(id) == 0) {
+                    assertThat(ending)
+                            .as("task %d never cancelled and never ran", id)
+                            .isNotZero();
+                    assertThat(task.isCancelled())
+                            .as("task %d neither ran nor was returned, yet not cancelled", id)
+                            .isTrue();
+                    cancelledInsteadOfReturned++;
                 }
             }
+            assertThat(cancelledInsteadOfReturned)
+                    .as("tasks cancelled instead of returned by shutdownNow, with %d workers", workers)
+                    .isLessThanOrEqualTo(workers);
         }
 
         private static void await(CountDownLatch go) {
