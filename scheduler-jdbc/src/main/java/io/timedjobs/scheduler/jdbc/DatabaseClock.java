@@ -33,6 +33,12 @@ public final class DatabaseClock {
     private final Clock localClock;
     private final Ticker ticker;
 
+    /**
+     * The resolution of the database's timestamps: the time it reports may be up to this much
+     * behind its clock, so this much is added to each measurement's error.
+     */
+    private static final Duration RESOLUTION = Duration.ofNanos(1_000);
+
     /** How many recent measurements the offset in use is chosen from. */
     private static final int RECENT = 8;
 
@@ -98,8 +104,9 @@ public final class DatabaseClock {
                 }
                 long roundTripNanos = ticker.read() - startNanos;
                 Instant localMiddle = localStart.plusNanos(roundTripNanos / 2);
-                return new Measurement(
-                        Duration.between(localMiddle, databaseTime), Duration.ofNanos(roundTripNanos / 2), localMiddle);
+                Duration error =
+                        Duration.ofNanos(roundTripNanos - roundTripNanos / 2).plus(RESOLUTION);
+                return new Measurement(Duration.between(localMiddle, databaseTime), error, localMiddle);
             }
         }));
         return next;
@@ -116,7 +123,10 @@ public final class DatabaseClock {
         return current == null ? Duration.ZERO : current.offset();
     }
 
-    /** Returns how far the offset may be off (half the round trip of its measurement); zero before. */
+    /**
+     * Returns how far the offset may be off (half the round trip of its measurement, plus the
+     * database's timestamp resolution); zero before the first measurement.
+     */
     public Duration error() {
         Measurement current = measurement;
         return current == null ? Duration.ZERO : current.error();
@@ -130,6 +140,19 @@ public final class DatabaseClock {
     /** Returns the local instant (on the engine's clock) at which a database instant falls. */
     public Instant toLocal(Instant databaseInstant) {
         return databaseInstant.minus(offset());
+    }
+
+    /**
+     * Returns the earliest local instant at which a database instant has certainly passed: where
+     * {@link #toLocal} estimates it to fall, plus the most the estimate can be off by. Fires and
+     * durable tasks start here, so that none starts before its instant on the database's clock,
+     * whichever way the offset's estimate errs.
+     */
+    public Instant notBeforeLocal(Instant databaseInstant) {
+        Measurement current = measurement;
+        return current == null
+                ? databaseInstant
+                : databaseInstant.minus(current.offset()).plus(current.error());
     }
 
     /**

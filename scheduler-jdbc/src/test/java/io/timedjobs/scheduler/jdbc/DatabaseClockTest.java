@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -54,6 +55,57 @@ class DatabaseClockTest {
         assertThat(Duration.between(Instant.now(), clock.asClock(ZoneOffset.UTC).instant())
                         .abs())
                 .isLessThan(slack.plusMillis(200));
+    }
+
+    /**
+     * An offset estimate off by its whole error (the database read its time at the very end of the
+     * round trip, not half-way) still never places a database instant early on the local clock.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldNeverPlaceAnInstantEarlyWhenTheEstimateIsOffByItsError(TestDatabases.Kind kind) {
+        DataSource dataSource = kind.newDatabase();
+        Duration head = Duration.ofMillis(200);
+        // The round trip's start is read 200 ms before it really began, on the clock and the
+        // ticker alike: the database's read comes at the end of the round trip, not half-way.
+        Clock system = Clock.systemUTC();
+        AtomicBoolean clockStart = new AtomicBoolean(true);
+        Clock startsEarly = new Clock() {
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                Instant now = system.instant();
+                return clockStart.getAndSet(false) ? now.minus(head) : now;
+            }
+        };
+        AtomicBoolean tickerStart = new AtomicBoolean(true);
+        Ticker startsEarlyTicker = () -> System.nanoTime() - (tickerStart.getAndSet(false) ? head.toNanos() : 0L);
+        DatabaseClock clock = new DatabaseClock(
+                new JdbcTemplate(dataSource), JdbcDialect.detect(dataSource), startsEarly, startsEarlyTicker);
+        DatabaseClock.Measurement measurement = clock.measure();
+        // The true offset is about zero (both clocks are this machine's); the estimate is ahead by
+        // nearly its error, which covers the whole round trip read.
+        assertThat(measurement.offset()).isPositive();
+        assertThat(measurement.error()).isGreaterThanOrEqualTo(head.dividedBy(2));
+        Instant databaseInstant = Instant.parse("2030-01-01T00:00:00Z");
+        Duration trueOffset = Duration.ZERO;
+        Instant trulyFallsAt = databaseInstant.minus(trueOffset);
+        assertThat(clock.toLocal(databaseInstant))
+                .as("the estimate alone is early")
+                .isBefore(trulyFallsAt);
+        assertThat(clock.notBeforeLocal(databaseInstant))
+                .as("never early")
+                .isAfterOrEqualTo(trulyFallsAt)
+                .isBeforeOrEqualTo(trulyFallsAt.plus(measurement.error().multipliedBy(2)));
     }
 
     /** When the local clock is stepped, the offset follows at the next measurement. */

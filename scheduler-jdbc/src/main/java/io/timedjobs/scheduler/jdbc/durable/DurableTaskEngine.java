@@ -223,7 +223,7 @@ public final class DurableTaskEngine {
         if (engine == null || stopping) {
             return; // stop() releases it
         }
-        Instant localDue = databaseClock.toLocal(task.dueAt());
+        Instant localDue = databaseClock.notBeforeLocal(task.dueAt()); // never early: see DatabaseClock
         long delayNanos = Duration.between(databaseClock.localClock().instant(), localDue)
                 .minus(startAhead())
                 .toNanos();

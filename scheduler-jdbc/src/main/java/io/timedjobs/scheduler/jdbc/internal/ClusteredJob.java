@@ -107,7 +107,7 @@ public abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, 
         }
         Instant fire = nextFire();
         pendingFire = fire;
-        return fire == null ? wakeUp() : context.clock().toLocal(fire);
+        return fire == null ? wakeUp() : context.clock().notBeforeLocal(fire); // never early
     }
 
     private @Nullable Instant wakeUp() {
