@@ -2,7 +2,6 @@ package io.timedjobs.scheduler.spring;
 
 import io.timedjobs.scheduler.ExecutionListener;
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
-import io.timedjobs.scheduler.NamedJob;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.time.Clock;
