@@ -1,10 +1,10 @@
 package io.timedjobs.scheduler.jdbc.internal;
 
-import io.timedjobs.scheduler.NamedJob;
 import io.timedjobs.scheduler.jdbc.ClusterJobStats;
 import io.timedjobs.scheduler.jdbc.ClusterJobStats.SkipReason;
 import io.timedjobs.scheduler.jdbc.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.OutageLog;
+import io.timedjobs.scheduler.spring.NamedJob;
 import java.time.Duration;
 import java.time.Instant;
 import org.apache.commons.logging.Log;

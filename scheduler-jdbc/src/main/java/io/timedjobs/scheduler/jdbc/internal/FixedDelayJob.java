@@ -1,7 +1,7 @@
 package io.timedjobs.scheduler.jdbc.internal;
 
-import io.timedjobs.scheduler.NamedJob;
 import io.timedjobs.scheduler.jdbc.ClusterJobStats.SkipReason;
+import io.timedjobs.scheduler.spring.NamedJob;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;

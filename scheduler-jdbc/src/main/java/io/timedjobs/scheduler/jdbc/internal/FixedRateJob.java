@@ -1,6 +1,6 @@
 package io.timedjobs.scheduler.jdbc.internal;
 
-import io.timedjobs.scheduler.NamedJob;
+import io.timedjobs.scheduler.spring.NamedJob;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;

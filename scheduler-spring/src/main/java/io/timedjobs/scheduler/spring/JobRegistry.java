@@ -2,26 +2,17 @@ package io.timedjobs.scheduler.spring;
 
 import io.timedjobs.scheduler.ExecutionListener;
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
-import io.timedjobs.scheduler.NamedJob;
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
-import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.scheduling.SchedulingAwareRunnable;
-import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.support.CronTrigger;
 import org.springframework.scheduling.support.PeriodicTrigger;
 import org.springframework.scheduling.support.ScheduledMethodRunnable;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * Thread-safe: the repeating jobs of one {@link LeaderFollowerTaskScheduler}, each a {@link
@@ -30,20 +21,18 @@ import org.springframework.util.ReflectionUtils;
  *
  * <p>Names: a {@code @Scheduled} method is its bean name, a dot and its method name, plus {@code #0},
  * {@code #1}, ... in order of registration when one method carries several {@code @Scheduled}: the
- * name the clustered jobs of {@code scheduler-jdbc} use, which name themselves ({@link NamedJob}).
- * Any other repeating task is named by its {@code toString()}. Spring 6.2 and later wrap each
- * {@code @Scheduled} method in a runnable that tracks outcomes; it is unwrapped by reflection.
+ * name {@code scheduler-jdbc} gives its clustered jobs (which name themselves, {@link NamedJob}),
+ * as both take it from {@link ScheduledJobNames}. Any other repeating task is named by its {@code
+ * toString()}.
  */
 public final class JobRegistry {
 
-    private static final String OUTCOME_TRACKER = "org.springframework.scheduling.config.Task$OutcomeTrackingRunnable";
-
     private final Function<Object, @Nullable String> beanNames;
     private final Supplier<Clock> clock;
+    private final ScheduledJobNames names = new ScheduledJobNames();
 
     // Guarded by this.
     private final List<TrackedJob> jobs = new ArrayList<>();
-    private final Map<String, Integer> registrations = new HashMap<>();
     private int pruneAt = 64;
 
     /**
@@ -100,7 +89,7 @@ public final class JobRegistry {
                     named.unscheduledRun(),
                     clock.get());
         } else {
-            ScheduledMethodRunnable method = unwrap(task);
+            ScheduledMethodRunnable method = ScheduledJobNames.unwrap(task);
             String name = method == null ? null : methodName(method);
             job = new TrackedJob(
                     name == null ? task.toString() : name, schedule, false, name != null, task, clock.get());
@@ -117,37 +106,7 @@ public final class JobRegistry {
 
     private @Nullable String methodName(ScheduledMethodRunnable runnable) {
         String bean = beanNames.apply(runnable.getTarget());
-        if (bean == null) {
-            return null;
-        }
-        Method method = runnable.getMethod();
-        String base = bean + "." + method.getName();
-        if (AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class)
-                        .size()
-                <= 1) {
-            return base;
-        }
-        synchronized (this) {
-            int index = registrations.merge(base, 1, Integer::sum) - 1;
-            return base + "#" + index;
-        }
-    }
-
-    /** Returns the {@code @Scheduled} method runnable inside, or null if there is none. */
-    static @Nullable ScheduledMethodRunnable unwrap(Runnable runnable) {
-        if (runnable instanceof ScheduledMethodRunnable scheduled) {
-            return scheduled;
-        }
-        if (runnable instanceof SchedulingAwareRunnable
-                && runnable.getClass().getName().equals(OUTCOME_TRACKER)) {
-            Field field = ReflectionUtils.findField(runnable.getClass(), "runnable", Runnable.class);
-            if (field != null) {
-                ReflectionUtils.makeAccessible(field);
-                Object inner = ReflectionUtils.getField(field, runnable);
-                return inner instanceof ScheduledMethodRunnable scheduled ? scheduled : null;
-            }
-        }
-        return null;
+        return bean == null ? null : names.register(bean, runnable.getMethod());
     }
 
     /** Returns a trigger's schedule in words. */

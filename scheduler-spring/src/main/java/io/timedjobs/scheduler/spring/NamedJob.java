@@ -1,10 +1,11 @@
-package io.timedjobs.scheduler;
+package io.timedjobs.scheduler.spring;
 
 import java.time.Duration;
 
 /**
- * Implemented by work that runs as a repeating job under a name of its own, so that listings and
- * meters show that name and schedule instead of the work's class. Any thread may call it.
+ * Any thread may call it: implemented by work that runs as a repeating job under a name of its
+ * own, such as the clustered jobs of {@code scheduler-jdbc}, so that the {@link JobRegistry} and
+ * the meters show that name and schedule instead of the work's class.
  */
 public interface NamedJob {
 

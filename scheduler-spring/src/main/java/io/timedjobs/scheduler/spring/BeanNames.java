@@ -1,7 +1,6 @@
 package io.timedjobs.scheduler.spring;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -17,12 +16,7 @@ final class BeanNames {
     static @Nullable String singletonName(@Nullable ApplicationContext applicationContext, Object target) {
         if (applicationContext instanceof ConfigurableApplicationContext context) {
             try {
-                ConfigurableListableBeanFactory beans = context.getBeanFactory();
-                for (String name : beans.getSingletonNames()) {
-                    if (beans.getSingleton(name) == target) {
-                        return name;
-                    }
-                }
+                return ScheduledJobNames.singletonName(context.getBeanFactory(), target);
             } catch (IllegalStateException closed) {
                 return null;
             }

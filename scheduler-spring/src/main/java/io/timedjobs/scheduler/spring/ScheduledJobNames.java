@@ -1,0 +1,87 @@
+package io.timedjobs.scheduler.spring;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.HashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.scheduling.SchedulingAwareRunnable;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.support.ScheduledMethodRunnable;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Thread-safe: the names of the jobs behind {@code @Scheduled} methods, the one place that finds
+ * the method inside a runnable Spring schedules and names it. The {@link JobRegistry} and the
+ * clustered jobs of {@code scheduler-jdbc} both name jobs here, so that a job has one name in
+ * listings, meters, the dashboard and the cluster's tables, the same on every instance running the
+ * same code.
+ *
+ * <p>A job's name is the bean name, a dot and the method name, plus {@code #0}, {@code #1}, ... in
+ * order of registration when one method carries several {@code @Scheduled}; each instance counts
+ * those registrations for the scheduler it serves. Spring wraps each {@code @Scheduled} method in a
+ * {@link ScheduledMethodRunnable} (target and method), which Spring 6.2 and later wrap again to
+ * track outcomes; that outer wrapper has no accessor for what it wraps, so it is unwrapped by
+ * reflection.
+ */
+public final class ScheduledJobNames {
+
+    private static final String OUTCOME_TRACKER = "org.springframework.scheduling.config.Task$OutcomeTrackingRunnable";
+
+    // Guarded by this: how many times each method with several @Scheduled was named, by base name.
+    private final Map<String, Integer> registrations = new HashMap<>();
+
+    /**
+     * Returns the name of one more registration of a {@code @Scheduled} method: its {@link
+     * #baseName}, with the index of this registration when the method carries several.
+     */
+    public String register(String beanName, Method method) {
+        String base = baseName(beanName, method);
+        if (AnnotatedElementUtils.getMergedRepeatableAnnotations(method, Scheduled.class)
+                        .size()
+                <= 1) {
+            return base;
+        }
+        synchronized (this) {
+            int index = registrations.merge(base, 1, Integer::sum) - 1;
+            return base + "#" + index;
+        }
+    }
+
+    /** Returns the name of a method's jobs without a registration index: bean, dot, method. */
+    public static String baseName(String beanName, Method method) {
+        return beanName + "." + method.getName();
+    }
+
+    /** Returns the {@code @Scheduled} method runnable inside, or null if there is none. */
+    public static @Nullable ScheduledMethodRunnable unwrap(Runnable runnable) {
+        if (runnable instanceof ScheduledMethodRunnable scheduled) {
+            return scheduled;
+        }
+        if (runnable instanceof SchedulingAwareRunnable
+                && runnable.getClass().getName().equals(OUTCOME_TRACKER)) {
+            Field field = ReflectionUtils.findField(runnable.getClass(), "runnable", Runnable.class);
+            if (field != null) {
+                ReflectionUtils.makeAccessible(field);
+                Object inner = ReflectionUtils.getField(field, runnable);
+                return inner instanceof ScheduledMethodRunnable scheduled ? scheduled : null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Returns the name of the singleton that is {@code target} itself, or null if there is none:
+     * a job is named after its bean only when it is the bean's own instance.
+     */
+    public static @Nullable String singletonName(ConfigurableListableBeanFactory beans, Object target) {
+        for (String name : beans.getSingletonNames()) {
+            if (beans.getSingleton(name) == target) {
+                return name;
+            }
+        }
+        return null;
+    }
+}
