@@ -4,7 +4,7 @@ import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.DurableView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.FailedTaskView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.InstanceView;
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskException;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskInfo;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskQuery;

@@ -1,7 +1,7 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
-import io.timedjobs.scheduler.jdbc.JdbcDialect;
-import io.timedjobs.scheduler.jdbc.TableNames;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
 
 /**
  * Immutable; any thread. The statements of the durable tasks table for one database, readable in one

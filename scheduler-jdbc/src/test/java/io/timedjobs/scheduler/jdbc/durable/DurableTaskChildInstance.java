@@ -1,7 +1,7 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.TableNames;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.postgresql.ds.PGSimpleDataSource;

@@ -3,8 +3,8 @@ package io.timedjobs.scheduler.jdbc.durable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.TestDatabases;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
