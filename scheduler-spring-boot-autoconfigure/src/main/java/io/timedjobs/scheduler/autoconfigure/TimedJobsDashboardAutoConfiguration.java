@@ -57,7 +57,7 @@ public class TimedJobsDashboardAutoConfiguration {
         @ConditionalOnMissingBean
         ClusterReport timedJobsClusterReport(
                 ClusterDatabase database, ClusterInstance instance, ObjectProvider<DurableTasks> durableTasks) {
-            return new JdbcClusterReport(database, instance.name(), durableTasks.getIfAvailable());
+            return new JdbcClusterReport(database, instance, durableTasks.getIfAvailable());
         }
 
         @Configuration(proxyBeanMethods = false)

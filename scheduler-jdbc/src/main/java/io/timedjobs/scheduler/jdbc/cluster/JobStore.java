@@ -3,22 +3,23 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
-import io.timedjobs.scheduler.jdbc.database.TableNames;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Thread-safe (stateless): the SQL of clustered jobs, one statement per decision. Every due check
- * and every lease expiry is decided by the database, on its own clock, inside the statement that
- * acts on it; Java only binds values. Throws Spring's {@code DataAccessException} when the
- * database fails; callers count and log it.
+ * Not API: used by the clustered jobs and by the dashboard's report. Thread-safe (stateless): runs
+ * {@link JobSql}'s statements, one per decision. Every due check and every lease expiry is decided
+ * by the database, on its own clock, inside the statement that acts on it; Java only binds values.
+ * Throws Spring's {@code DataAccessException} when the database fails; callers count and log it.
  */
 public final class JobStore {
 
     /** What acquiring a run lease found. */
-    public enum Lease {
+    enum Lease {
         /** The lease was free (or stale under this instance's own name) and is now ours. */
         TAKEN,
         /** The lease was held by a dead instance or past its maximum run time, and is now ours. */
@@ -28,7 +29,7 @@ public final class JobStore {
     }
 
     /** A job's row as read. */
-    public record JobRow(
+    record JobRow(
             String kind,
             String schedule,
             @Nullable String timeZone,
@@ -40,22 +41,19 @@ public final class JobStore {
 
     private final JdbcTemplate jdbc;
     private final JdbcDialect dialect;
-    private final TableNames tables;
     private final ClusterInstance instance;
-    private final String now;
-    private final String nowPlus;
+    private final JobSql sql;
 
+    /** Creates the store of the jobs and fires tables, acting as {@code instance}. */
     public JobStore(ClusterDatabase database, ClusterInstance instance) {
         this.jdbc = database.jdbc();
         this.dialect = database.dialect();
-        this.tables = database.tables();
         this.instance = instance;
-        this.now = dialect.now();
-        this.nowPlus = dialect.nowPlusMillis();
+        this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
     }
 
     /** Returns this instance's name, the owner of the leases it takes. */
-    public String instanceName() {
+    String instanceName() {
         return instance.name();
     }
 
@@ -63,7 +61,7 @@ public final class JobStore {
      * Writes the job's row unless it exists, fills in the anchor (fixed rate) or next fire (fixed
      * delay) if the row lacks it, and returns the row as the database holds it now.
      */
-    public JobRow register(
+    JobRow register(
             String job,
             String kind,
             String schedule,
@@ -72,9 +70,7 @@ public final class JobStore {
             @Nullable Instant nextFireAt) {
         dialect.insertIfAbsent(
                 jdbc,
-                "INSERT INTO " + tables.jobs()
-                        + " (job_name, kind, schedule, time_zone, anchor_at, next_fire_at, created_at)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, " + now + ")",
+                sql.register(),
                 job,
                 kind,
                 schedule,
@@ -82,17 +78,10 @@ public final class JobStore {
                 anchorAt == null ? null : JdbcDialect.bind(anchorAt),
                 nextFireAt == null ? null : JdbcDialect.bind(nextFireAt));
         if (anchorAt != null) {
-            jdbc.update(
-                    "UPDATE " + tables.jobs() + " SET anchor_at = ? WHERE job_name = ? AND anchor_at IS NULL",
-                    JdbcDialect.bind(anchorAt),
-                    job);
+            jdbc.update(sql.fillAnchor(), JdbcDialect.bind(anchorAt), job);
         }
         if (nextFireAt != null) {
-            jdbc.update(
-                    "UPDATE " + tables.jobs() + " SET next_fire_at = ? WHERE job_name = ? AND next_fire_at IS NULL"
-                            + " AND lease_owner IS NULL",
-                    JdbcDialect.bind(nextFireAt),
-                    job);
+            jdbc.update(sql.fillNextFire(), JdbcDialect.bind(nextFireAt), job);
         }
         JobRow row = read(job);
         if (row == null) {
@@ -102,10 +91,10 @@ public final class JobStore {
     }
 
     /** Returns the job's row, or null if there is none. */
-    public @Nullable JobRow read(String job) {
+    @Nullable
+    JobRow read(String job) {
         return jdbc.query(
-                "SELECT kind, schedule, time_zone, anchor_at, next_fire_at, lease_owner, lease_until, paused FROM "
-                        + tables.jobs() + " WHERE job_name = ?",
+                sql.read(),
                 rs -> rs.next()
                         ? new JobRow(
                                 rs.getString("kind"),
@@ -125,15 +114,17 @@ public final class JobStore {
      * fires. Returns false if the job has no row (no instance has registered it).
      */
     public boolean setPaused(String job, boolean paused) {
-        return jdbc.update("UPDATE " + tables.jobs() + " SET paused = ? WHERE job_name = ?", paused, job) == 1;
+        return jdbc.update(sql.setPaused(), paused, job) == 1;
     }
 
     /** Returns whether the job's row is paused; false if it has none. */
-    public boolean isPaused(String job) {
-        return Boolean.TRUE.equals(jdbc.query(
-                "SELECT paused FROM " + tables.jobs() + " WHERE job_name = ?",
-                rs -> rs.next() && rs.getBoolean("paused"),
-                job));
+    boolean isPaused(String job) {
+        return Boolean.TRUE.equals(jdbc.query(sql.isPaused(), rs -> rs.next() && rs.getBoolean("paused"), job));
+    }
+
+    /** Returns the names of the jobs paused on every instance. */
+    public Set<String> pausedJobs() {
+        return new HashSet<>(jdbc.queryForList(sql.pausedJobs(), String.class));
     }
 
     /**
@@ -143,26 +134,11 @@ public final class JobStore {
      * horizon outlasts no record, see {@link #pruneFires}). Nothing is recorded while the job's
      * row is paused.
      */
-    public boolean recordFire(String job, Instant fireAt, Duration horizon) {
+    boolean recordFire(String job, Instant fireAt, Duration horizon) {
         Object at = JdbcDialect.bind(fireAt);
         long horizonMillis = horizon.toMillis();
         return dialect.insertIfAbsent(
-                        jdbc,
-                        "INSERT INTO " + tables.fires() + " (job_name, fire_at, instance_name, recorded_at)"
-                                + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
-                                + " CAST(? AS VARCHAR(200)), " + now
-                                + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
-                                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
-                                + " AND NOT EXISTS (SELECT 1 FROM " + tables.jobs()
-                                + " WHERE job_name = ? AND paused)",
-                        job,
-                        at,
-                        instance.name(),
-                        at,
-                        -horizonMillis,
-                        at,
-                        horizonMillis,
-                        job)
+                        jdbc, sql.recordFire(), job, at, instance.name(), at, -horizonMillis, at, horizonMillis, job)
                 == 1;
     }
 
@@ -171,21 +147,13 @@ public final class JobStore {
      * held under this instance's own name (a leftover of a crash), expired, or held by an instance
      * that is no longer alive.
      */
-    public Lease acquireLease(String job, Duration maxRunTime) {
-        int free = jdbc.update(
-                "UPDATE " + tables.jobs() + " SET lease_owner = ?, lease_until = " + nowPlus
-                        + " WHERE job_name = ? AND (lease_owner IS NULL OR lease_owner = ?)",
-                instance.name(),
-                maxRunTime.toMillis(),
-                job,
-                instance.name());
+    Lease acquireLease(String job, Duration maxRunTime) {
+        int free = jdbc.update(sql.takeFreeLease(), instance.name(), maxRunTime.toMillis(), job, instance.name());
         if (free == 1) {
             return Lease.TAKEN;
         }
         int expired = jdbc.update(
-                "UPDATE " + tables.jobs() + " SET lease_owner = ?, lease_until = " + nowPlus
-                        + " WHERE job_name = ? AND lease_owner IS NOT NULL AND (lease_until < " + now + " OR "
-                        + instance.isDeadCondition("lease_owner") + ")",
+                sql.takeExpiredLease(),
                 instance.name(),
                 maxRunTime.toMillis(),
                 job,
@@ -194,12 +162,8 @@ public final class JobStore {
     }
 
     /** Releases the job's run lease if this instance still holds it. */
-    public void releaseLease(String job) {
-        jdbc.update(
-                "UPDATE " + tables.jobs() + " SET lease_owner = NULL, lease_until = NULL"
-                        + " WHERE job_name = ? AND lease_owner = ?",
-                job,
-                instance.name());
+    void releaseLease(String job) {
+        jdbc.update(sql.releaseLease(), job, instance.name());
     }
 
     /**
@@ -208,13 +172,9 @@ public final class JobStore {
      * not paused, and no live run holds the lease. The claim clears the next fire (it is set again at completion) and takes
      * the lease until {@code maxRunTime} from now.
      */
-    public boolean claimDelayedFire(String job, Instant nextFireAt, Duration early, Duration maxRunTime) {
+    boolean claimDelayedFire(String job, Instant nextFireAt, Duration early, Duration maxRunTime) {
         return jdbc.update(
-                        "UPDATE " + tables.jobs() + " SET next_fire_at = NULL, lease_owner = ?, lease_until = "
-                                + nowPlus + " WHERE job_name = ? AND next_fire_at = ? AND next_fire_at <= "
-                                + nowPlus
-                                + " AND NOT paused AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < " + now
-                                + " OR " + instance.isDeadCondition("lease_owner") + ")",
+                        sql.claimDelayedFire(),
                         instance.name(),
                         maxRunTime.toMillis(),
                         job,
@@ -226,13 +186,8 @@ public final class JobStore {
     }
 
     /** Ends this instance's fixed-delay run: the next fire is the database's time plus the delay. */
-    public void completeDelayedFire(String job, Duration delay) {
-        jdbc.update(
-                "UPDATE " + tables.jobs() + " SET next_fire_at = " + nowPlus
-                        + ", lease_owner = NULL, lease_until = NULL WHERE job_name = ? AND lease_owner = ?",
-                delay.toMillis(),
-                job,
-                instance.name());
+    void completeDelayedFire(String job, Duration delay) {
+        jdbc.update(sql.completeDelayedFire(), delay.toMillis(), job, instance.name());
     }
 
     /**
@@ -240,12 +195,9 @@ public final class JobStore {
      * completed now: the next fire is the database's time plus the delay; the fire it held is not
      * run again. Returns whether it did (false when the run is alive or another instance was first).
      */
-    public boolean expireDelayedRun(String job, String owner, Duration delay) {
+    boolean expireDelayedRun(String job, String owner, Duration delay) {
         return jdbc.update(
-                        "UPDATE " + tables.jobs() + " SET next_fire_at = " + nowPlus
-                                + ", lease_owner = NULL, lease_until = NULL WHERE job_name = ?"
-                                + " AND next_fire_at IS NULL AND lease_owner = ? AND (lease_owner = ? OR lease_until < "
-                                + now + " OR " + instance.isDeadCondition("lease_owner") + ")",
+                        sql.expireDelayedRun(),
                         delay.toMillis(),
                         job,
                         owner,
@@ -255,7 +207,7 @@ public final class JobStore {
     }
 
     /** Deletes fire records older than {@code keep}; returns how many. */
-    public int pruneFires(Duration keep) {
-        return jdbc.update("DELETE FROM " + tables.fires() + " WHERE fire_at < " + nowPlus, -keep.toMillis());
+    int pruneFires(Duration keep) {
+        return jdbc.update(sql.pruneFires(), -keep.toMillis());
     }
 }

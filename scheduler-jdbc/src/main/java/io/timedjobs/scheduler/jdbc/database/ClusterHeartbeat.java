@@ -11,9 +11,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Spring lifecycle bean, thread-safe: keeps this instance registered while the application runs.
- * On its own daemon thread, every poll interval, it measures the {@link DatabaseClock}, renews the
- * {@link ClusterInstance}'s heartbeat, then runs the poll actions others added.
+ * Not API: used by the auto-configuration and durable tasks. Spring lifecycle bean, thread-safe:
+ * keeps this instance registered while the application runs. On its own daemon thread, every poll
+ * interval, it measures the {@link DatabaseClock}, renews the {@link ClusterInstance}'s heartbeat,
+ * then runs the poll actions others added.
  *
  * <p>It starts in a phase before the schedulers' (so that the instance is registered and the
  * clock measured before the first fire) and stops after them. A database that is down at start-up

@@ -5,6 +5,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
@@ -12,9 +13,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcOperations;
 
 /**
- * Thread-safe: this instance's row in the instances table. {@link #register()}, {@link
+ * Not API: used by the auto-configuration, the clustered jobs, durable tasks and the dashboard.
+ * Thread-safe: this instance's row in the instances table, and the reads of the others' rows. {@link #register()}, {@link
  * #heartbeat()} and {@link #deregister()} are called by one thread at a time (start-up, the poll
- * thread, shutdown); {@link #name()} and the SQL helpers by any thread.
+ * thread, shutdown); {@link #name()}, {@link #sql()} and the reads by any thread.
  *
  * <p>An instance is alive while its heartbeat is younger than the lease: claims and run leases
  * held by an instance that is not alive may be taken over by the others. Rows of instances dead for
@@ -27,7 +29,7 @@ public final class ClusterInstance {
 
     private final JdbcOperations jdbc;
     private final JdbcDialect dialect;
-    private final TableNames tables;
+    private final InstanceSql sql;
     private final String name;
     private final Duration lease;
 
@@ -41,7 +43,7 @@ public final class ClusterInstance {
     public ClusterInstance(JdbcOperations jdbc, JdbcDialect dialect, TableNames tables, String name, Duration lease) {
         this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
         this.dialect = Objects.requireNonNull(dialect, "dialect");
-        this.tables = Objects.requireNonNull(tables, "tables");
+        this.sql = new InstanceSql(dialect, Objects.requireNonNull(tables, "tables"));
         this.name = checkName(name);
         Objects.requireNonNull(lease, "lease");
         if (lease.isNegative() || lease.isZero()) {
@@ -102,16 +104,9 @@ public final class ClusterInstance {
      * under the same name (a configured name, after a crash) is taken over.
      */
     public void register() {
-        int inserted = dialect.insertIfAbsent(
-                jdbc,
-                "INSERT INTO " + tables.instances() + " (instance_name, started_at, heartbeat_at) VALUES (?, "
-                        + dialect.now() + ", " + dialect.now() + ")",
-                name);
+        int inserted = dialect.insertIfAbsent(jdbc, sql.register(), name);
         if (inserted == 0) {
-            jdbc.update(
-                    "UPDATE " + tables.instances() + " SET started_at = " + dialect.now() + ", heartbeat_at = "
-                            + dialect.now() + " WHERE instance_name = ?",
-                    name);
+            jdbc.update(sql.restart(), name);
         }
     }
 
@@ -120,33 +115,24 @@ public final class ClusterInstance {
      * prunes the rows of instances dead for ten leases.
      */
     public void heartbeat() {
-        int updated = jdbc.update(
-                "UPDATE " + tables.instances() + " SET heartbeat_at = " + dialect.now() + " WHERE instance_name = ?",
-                name);
+        int updated = jdbc.update(sql.heartbeat(), name);
         if (updated == 0) {
             register();
         }
-        jdbc.update(
-                "DELETE FROM " + tables.instances() + " WHERE heartbeat_at < " + dialect.nowPlusMillis(),
-                -lease.toMillis() * PRUNE_AFTER_LEASES);
+        jdbc.update(sql.pruneDead(), -lease.toMillis() * PRUNE_AFTER_LEASES);
     }
 
     /** Removes this instance's row, at graceful shutdown. */
     public void deregister() {
-        jdbc.update("DELETE FROM " + tables.instances() + " WHERE instance_name = ?", name);
+        jdbc.update(sql.deregister(), name);
     }
 
-    /**
-     * Returns an SQL condition that is true when the instance named by {@code ownerColumn} is not
-     * alive (no row, or a heartbeat older than the lease); it takes one bind parameter, {@link
-     * #deadAfterMillisParameter()}. {@code ownerColumn} is SQL of our own, never user input.
-     */
-    public String isDeadCondition(String ownerColumn) {
-        return "NOT EXISTS (SELECT 1 FROM " + tables.instances() + " alive WHERE alive.instance_name = " + ownerColumn
-                + " AND alive.heartbeat_at > " + dialect.nowPlusMillis() + ")";
+    /** Returns the SQL of the instances table, whose liveness condition other tables' SQL uses. */
+    public InstanceSql sql() {
+        return sql;
     }
 
-    /** Returns the bind value of {@link #isDeadCondition(String)}. */
+    /** Returns the bind value of {@link InstanceSql#isDead(String)}: the lease, back from now. */
     public long deadAfterMillisParameter() {
         return -lease.toMillis();
     }
@@ -154,9 +140,23 @@ public final class ClusterInstance {
     /** Returns the heartbeat of an instance as the database recorded it, or null if it has no row. */
     public @Nullable Instant heartbeatOf(String instanceName) {
         return jdbc.query(
-                "SELECT heartbeat_at FROM " + tables.instances() + " WHERE instance_name = ?",
-                rs -> rs.next() ? JdbcDialect.readInstant(rs, "heartbeat_at") : null,
-                instanceName);
+                sql.heartbeatOf(), rs -> rs.next() ? JdbcDialect.readInstant(rs, "heartbeat_at") : null, instanceName);
+    }
+
+    /** An instance as its row stands: name, start and last heartbeat on the database's clock. */
+    public record Registration(
+            String name,
+            @Nullable Instant startedAt,
+            @Nullable Instant heartbeatAt) {}
+
+    /** Returns every instance with a row, live or not yet pruned, by name: for the dashboard. */
+    public List<Registration> all() {
+        return jdbc.query(
+                sql.all(),
+                (rs, row) -> new Registration(
+                        rs.getString("instance_name"),
+                        JdbcDialect.readInstant(rs, "started_at"),
+                        JdbcDialect.readInstant(rs, "heartbeat_at")));
     }
 
     @Override

@@ -15,7 +15,8 @@ import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcOperations;
 
 /**
- * Thread-safe: this instance's view of the database's clock. {@link #measure()} runs on the poll
+ * Not API: used by the auto-configuration, the clustered jobs and durable tasks. Thread-safe:
+ * this instance's view of the database's clock. {@link #measure()} runs on the poll
  * thread; every other method may be called from any thread and reads the latest measurement.
  *
  * <p>Due checks happen in SQL, on the database's clock; this class only tells the in-memory engine
@@ -88,7 +89,7 @@ public final class DatabaseClock {
     private Measurement measureOnce() {
         // Timed on a connection already open, so that opening one does not count as round trip.
         Measurement next = Objects.requireNonNull(jdbc.execute((ConnectionCallback<Measurement>) connection -> {
-            try (PreparedStatement statement = connection.prepareStatement("SELECT " + dialect.now())) {
+            try (PreparedStatement statement = connection.prepareStatement(dialect.clockQuery())) {
                 long startNanos = ticker.read();
                 Instant localStart = localClock.instant();
                 Instant databaseTime;

@@ -8,7 +8,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Thread-safe: logs database failures once per outage instead of once per attempt, and counts
+ * Not API: used by the auto-configuration, the clustered jobs and durable tasks. Thread-safe:
+ * logs database failures once per outage instead of once per attempt, and counts
  * them. Any thread may report a failure or a success.
  *
  * <p>An outage starts with the first {@link #failed} after a success (or at start): that one is

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
@@ -317,12 +318,12 @@ public final class DurableTaskEngine {
      * existed and its handler ran.
      */
     public boolean runNow(String handler, String key) {
-        if (!store.reschedule(handler, key, databaseClock.now())) {
+        OptionalLong id = store.reschedule(handler, key, databaseClock.now());
+        if (id.isEmpty()) {
             return false;
         }
         queued.removeIf(task -> task.handler().equals(handler) && task.key().equals(key));
-        return tasks.find(handler, key)
-                .flatMap(task -> store.claimOne(owner, task.id(), settings.lookahead(), settings.lease()))
+        return store.claimOne(owner, id.getAsLong(), settings.lookahead(), settings.lease())
                 .map(task -> runner.run(task, Instant.MIN))
                 .orElse(false);
     }

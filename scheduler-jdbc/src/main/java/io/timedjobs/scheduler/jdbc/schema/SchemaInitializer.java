@@ -8,7 +8,6 @@ import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -29,19 +28,15 @@ import org.springframework.util.FileCopyUtils;
  * Called once at start-up, from one thread: creates the Timed Jobs tables or checks that they
  * exist, per {@link Mode}.
  *
- * <p>Several instances may start at once against an empty database. On PostgreSQL the script runs
- * in one transaction that first takes a transaction-scoped advisory lock, so that one instance
- * creates the tables while the others wait and then find them there ({@code CREATE TABLE IF NOT
- * EXISTS} alone can fail when two sessions race on the same name). On H2, whose {@code IF NOT
- * EXISTS} races as well, the script runs under a lock of this JVM.
+ * <p>Several instances may start at once against an empty database: the script runs in one
+ * transaction, under the lock of the database's {@link JdbcDialect} (on PostgreSQL an advisory lock,
+ * on H2 a lock of this JVM), so that one instance creates the tables while the others wait and then
+ * find them there.
  */
 public final class SchemaInitializer {
 
     /** The current schema script, in the directory of each dialect. */
     public static final String SCRIPT_NAME = "V1__timed_jobs.sql";
-
-    /** Key of the advisory lock that serializes schema creation on PostgreSQL ("timedjob" in ASCII). */
-    private static final long ADVISORY_LOCK_KEY = 0x74696d65646a6f62L;
 
     private static final Log logger = LogFactory.getLog(SchemaInitializer.class);
 
@@ -77,19 +72,10 @@ public final class SchemaInitializer {
      */
     public void initialize(Mode mode) {
         Objects.requireNonNull(mode, "mode");
-        if (dialect == JdbcDialect.H2) {
-            warnIfClosedAtExit(configuredUrl(dataSource));
-        }
+        // Only an H2 URL can name a database that closes at exit; closesAtExit tells the others apart.
+        warnIfClosedAtExit(configuredUrl(dataSource));
         if (mode == Mode.ALWAYS || (mode == Mode.EMBEDDED && isInMemory())) {
-            if (dialect == JdbcDialect.H2) {
-                // H2's IF NOT EXISTS races on indexes; its databases are shared within one JVM only
-                // (a server-mode H2 used by several JVMs is for development, started one at a time).
-                synchronized (SchemaInitializer.class) {
-                    runScript();
-                }
-            } else {
-                runScript();
-            }
+            runScript();
         }
         verify(mode);
     }
@@ -186,13 +172,10 @@ public final class SchemaInitializer {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
             try {
-                if (dialect == JdbcDialect.POSTGRESQL) {
-                    try (Statement statement = connection.createStatement()) {
-                        statement.execute("SELECT pg_advisory_xact_lock(" + ADVISORY_LOCK_KEY + ")");
-                    }
-                }
-                ScriptUtils.executeSqlScript(connection, resource);
-                connection.commit();
+                dialect.runSchemaScript(connection, () -> {
+                    ScriptUtils.executeSqlScript(connection, resource);
+                    connection.commit();
+                });
             } catch (SQLException | RuntimeException ex) {
                 connection.rollback();
                 throw ex;
@@ -212,7 +195,7 @@ public final class SchemaInitializer {
         List<String> names = tables.all();
         for (String table : names) {
             try {
-                jdbc.queryForList("SELECT 1 FROM " + table + " WHERE 1 = 0");
+                jdbc.queryForList(SchemaSql.probe(table));
             } catch (DataAccessException missing) {
                 throw new IllegalStateException(
                         "Timed Jobs table " + table + " is missing. Create the tables with "

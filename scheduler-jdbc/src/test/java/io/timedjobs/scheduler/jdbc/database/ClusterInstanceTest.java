@@ -66,7 +66,7 @@ class ClusterInstanceTest {
                 -60_000L);
 
         String query = "SELECT COUNT(*) FROM (SELECT 'one' AS owner UNION ALL SELECT 'old' UNION ALL SELECT 'gone') o"
-                + " WHERE " + instance.isDeadCondition("o.owner");
+                + " WHERE " + instance.sql().isDead("o.owner");
         assertThat(jdbc.queryForObject(query, Integer.class, instance.deadAfterMillisParameter()))
                 .isEqualTo(2);
     }

@@ -119,7 +119,7 @@ abstract class DurableTaskStoreContract {
     void shouldRefuseTheStartOfATaskRescheduledAfterItsClaim() {
         store.upsert("mail", "k", "old", null, now());
         ClaimedTask claimed = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
-        assertThat(store.reschedule("mail", "k", now().plusSeconds(1))).isTrue();
+        assertThat(store.reschedule("mail", "k", now().plusSeconds(1))).isPresent();
         assertThat(store.start(claimed, "a", LEASE)).isFalse();
 
         ClaimedTask again = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
