@@ -100,7 +100,7 @@ public final class DurableTaskEngineBuilder {
     }
 
     public DurableTaskEngine build() {
-        DurableTaskStore store = new DurableTaskStore(database.dataSource(), database.dialect(), database.tables());
+        DurableTaskStore store = new DurableTaskStore(database);
         DatabaseClock timeSource = databaseClock;
         ClusterHeartbeat beat = heartbeat;
         boolean owned = beat == null;
@@ -118,18 +118,12 @@ public final class DurableTaskEngineBuilder {
         TransactionTemplate transaction =
                 transactionManager == null ? null : new TransactionTemplate(transactionManager);
         Map<String, DurableTaskHandler<?>> registered = Map.copyOf(handlers);
-        DurableTaskRunner.Factory runners = (leaseHeld, failures) -> new DurableTaskRunner(
-                store, registered, codec, observer, settings, owner, clock, transaction, leaseHeld, failures);
+        OutageLog outages = new OutageLog(DurableTaskEngine.class, "durable tasks of instance " + owner);
+        LeaseDeadline leases = new LeaseDeadline();
+        DurableTaskPoll poll = new DurableTaskPoll(store, settings, registered.keySet(), owner, leases);
+        DurableTaskRunner runner = new DurableTaskRunner(
+                store, registered, codec, observer, settings, owner, clock, transaction, leases, outages);
         return new DurableTaskEngine(
-                store,
-                runners,
-                settings,
-                registered,
-                codec,
-                clock,
-                beat,
-                owned,
-                timeSource,
-                new OutageLog(DurableTaskEngine.class, "durable tasks of instance " + owner));
+                store, poll, runner, settings, registered, codec, clock, beat, owned, timeSource, outages);
     }
 }

@@ -382,7 +382,7 @@ class DurableTaskEngineTest {
                 .handler("sms", new RecordingHandler())
                 .build();
         other.tasks().schedule("sms", "k", Duration.ZERO, null);
-        Logger logger = (Logger) LoggerFactory.getLogger(DurableTaskEngine.class);
+        Logger logger = (Logger) LoggerFactory.getLogger(DurableTaskPoll.class);
         ListAppender<ILoggingEvent> warnings = new ListAppender<>();
         warnings.start();
         logger.addAppender(warnings);
