@@ -1,8 +1,8 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.timedjobs.scheduler.jdbc.TestDatabases;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;

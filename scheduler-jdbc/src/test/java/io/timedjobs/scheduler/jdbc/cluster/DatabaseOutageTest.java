@@ -5,10 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
-import io.timedjobs.scheduler.jdbc.TestDatabases;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -31,7 +32,7 @@ import org.springframework.util.FileSystemUtils;
 /** The database stopped for about five seconds and started again, under two instances. */
 class DatabaseOutageTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(40);
+    private static final Duration WAIT = TestDelays.scaled(Duration.ofSeconds(40));
 
     /** Runs of the local job, per instance. */
     static final ConcurrentMap<String, AtomicLong> LOCAL_RUNS = new ConcurrentHashMap<>();

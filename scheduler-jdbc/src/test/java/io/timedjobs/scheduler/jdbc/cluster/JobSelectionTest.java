@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
-import io.timedjobs.scheduler.jdbc.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -20,7 +21,7 @@ import org.springframework.scheduling.annotation.Scheduled;
 /** Which jobs are clustered, what they are called, and what an instance with another cron zone does. */
 class JobSelectionTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration WAIT = TestDelays.scaled(Duration.ofSeconds(30));
 
     private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
 

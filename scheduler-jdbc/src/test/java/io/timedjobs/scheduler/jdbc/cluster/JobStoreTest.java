@@ -2,11 +2,11 @@ package io.timedjobs.scheduler.jdbc.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.timedjobs.scheduler.jdbc.TestDatabases;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;

@@ -3,7 +3,8 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.timedjobs.scheduler.jdbc.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -20,7 +21,7 @@ import org.springframework.scheduling.annotation.Scheduled;
 /** Runs of one job never overlap across instances, and fixed delays count from any instance's completion. */
 class NoOverlapTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration WAIT = TestDelays.scaled(Duration.ofSeconds(30));
 
     private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
 

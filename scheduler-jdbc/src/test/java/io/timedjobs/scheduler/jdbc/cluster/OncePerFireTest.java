@@ -3,10 +3,11 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.timedjobs.scheduler.jdbc.TestDatabases;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ import org.springframework.scheduling.annotation.Scheduled;
 /** Several instances in one JVM, each a Spring context, on one database. */
 class OncePerFireTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration WAIT = TestDelays.scaled(Duration.ofSeconds(30));
 
     private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
 

@@ -3,10 +3,11 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.timedjobs.scheduler.jdbc.TestDatabases;
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,7 @@ import org.springframework.scheduling.annotation.Scheduled;
 /** A clustered job paused through one instance's row flag: no instance runs it until resumed. */
 class PauseTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration WAIT = TestDelays.scaled(Duration.ofSeconds(30));
 
     private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
 

@@ -3,15 +3,15 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.timedjobs.scheduler.jdbc.TestDatabases;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
+import io.timedjobs.scheduler.testsupport.ChildJvm;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.io.File;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -31,7 +31,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 class SeparateProcessesTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final Duration WAIT = TestDelays.scaled(Duration.ofSeconds(60));
 
     private final Map<String, Process> processes = new LinkedHashMap<>();
 
@@ -41,7 +41,7 @@ class SeparateProcessesTest {
             process.destroy();
         }
         for (Process process : processes.values()) {
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            if (!process.waitFor(TestDelays.scaled(Duration.ofSeconds(20)).toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly();
             }
         }
@@ -131,19 +131,12 @@ class SeparateProcessesTest {
     }
 
     private void launch(String name, String url, String timeZone) throws IOException {
-        Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
         File output = new File("target", "cluster-process-" + name + ".log");
-        ProcessBuilder builder = new ProcessBuilder(
-                        java.toString(),
-                        "-Duser.timezone=" + timeZone,
-                        "-Xmx128m",
-                        "-XX:TieredStopAtLevel=1",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        ClusterProcessMain.class.getName(),
+        ProcessBuilder builder = ChildJvm.builder(
+                        ClusterProcessMain.class,
+                        List.of("-Duser.timezone=" + timeZone, "-Xmx128m", "-XX:TieredStopAtLevel=1"),
                         url,
                         name)
-                .redirectErrorStream(true)
                 .redirectOutput(output);
         processes.put(name, builder.start());
     }

@@ -3,8 +3,9 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.timedjobs.scheduler.jdbc.TestDatabases;
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +18,7 @@ import org.springframework.scheduling.annotation.Scheduled;
 /** Hourly jobs without an initial delay run at start-up, once across instances, as on one instance. */
 class StartUpRunTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration WAIT = TestDelays.LONG;
 
     private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
 

@@ -2,8 +2,8 @@ package io.timedjobs.scheduler.jdbc.database;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.timedjobs.scheduler.jdbc.TestDatabases;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;

@@ -3,7 +3,7 @@ package io.timedjobs.scheduler.jdbc.database;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.timedjobs.scheduler.Ticker;
-import io.timedjobs.scheduler.jdbc.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

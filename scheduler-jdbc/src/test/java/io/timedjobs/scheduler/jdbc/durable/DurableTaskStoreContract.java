@@ -2,9 +2,9 @@ package io.timedjobs.scheduler.jdbc.durable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.timedjobs.scheduler.jdbc.TestDatabases;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;

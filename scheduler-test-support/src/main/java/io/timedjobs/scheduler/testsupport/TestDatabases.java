@@ -1,4 +1,4 @@
-package io.timedjobs.scheduler.jdbc;
+package io.timedjobs.scheduler.testsupport;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -15,6 +15,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * For tests, thread-safe: one embedded PostgreSQL per test JVM, started on first use and stopped
  * when the JVM exits, with a fresh database per caller; and fresh in-memory H2 databases.
+ *
+ * <p>Its libraries (io.zonky's embedded PostgreSQL, HikariCP, H2, spring-jdbc) are optional
+ * dependencies of this module: a module that calls it declares them in its own test scope, with
+ * the PostgreSQL binaries and driver.
  */
 public final class TestDatabases {
 
