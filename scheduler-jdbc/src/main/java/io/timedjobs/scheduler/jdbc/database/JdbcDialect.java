@@ -272,7 +272,7 @@ public abstract class JdbcDialect {
      * An {@code UPDATE} whose changed rows are read back, in parts that each dialect puts together
      * its own way. Every part is SQL of our own, never user input.
      *
-     * @param table the table
+     * @param table the table, whose rows a claim tells apart by their {@code id} column
      * @param set the assignments, without {@code SET}
      * @param condition which rows, without {@code WHERE}
      * @param order the order in which rows are claimed, with a leading space and {@code ORDER BY},

@@ -121,7 +121,7 @@ final class DurableTaskRunner {
         try {
             return store.start(claimed, owner, settings.lease());
         } catch (DataAccessException e) {
-            failed(e);
+            databaseFailed(e);
             return leases.held();
         }
     }
@@ -220,7 +220,7 @@ final class DurableTaskRunner {
         try {
             outcome.write();
         } catch (DataAccessException e) {
-            failed(e);
+            databaseFailed(e);
             deferred.add(outcome);
         }
     }
@@ -238,7 +238,7 @@ final class DurableTaskRunner {
         return deferred.size();
     }
 
-    private void failed(DataAccessException failure) {
+    private void databaseFailed(DataAccessException failure) {
         outages.failed("durable tasks of " + owner, failure);
     }
 
