@@ -1,12 +1,12 @@
 package io.timedjobs.benchmarks.cluster;
 
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.SchemaInitializer;
-import io.timedjobs.scheduler.jdbc.TableNames;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.durable.DurableTask;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskHandler;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
+import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -39,7 +39,7 @@ final class TimedJobsPeer implements ClusterPeer {
         for (String table : database.tables().all()) {
             database.jdbc().execute("drop table if exists " + table);
         }
-        database.schemaInitializer().initialize(SchemaInitializer.Mode.ALWAYS);
+        new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
         DurableTaskHandler<String> handler = new DurableTaskHandler<>() {
             @Override
             public Class<String> payloadType() {

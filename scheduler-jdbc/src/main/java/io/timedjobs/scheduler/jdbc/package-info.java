@@ -1,6 +1,8 @@
 /**
- * Several instances on one database: the tables, the database clock and the instance registry
- * that clustered {@code @Scheduled} jobs and durable tasks share, on plain Spring JDBC.
+ * Several instances on one database, on plain Spring JDBC: the annotations application code puts
+ * on its beans. The features live in sub-packages: {@code cluster} (each {@code @Scheduled} fire
+ * runs once across instances), {@code durable} (durable tasks), {@code schema} (the tables) and
+ * {@code database} (the database, instance registry and clock they share).
  */
 @NullMarked
 package io.timedjobs.scheduler.jdbc;

@@ -2,15 +2,15 @@ package io.timedjobs.scheduler.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.timedjobs.scheduler.Ticker;
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
-import io.timedjobs.scheduler.jdbc.ClusterInstance;
-import io.timedjobs.scheduler.jdbc.ClusteredJobs;
-import io.timedjobs.scheduler.jdbc.DatabaseClock;
-import io.timedjobs.scheduler.jdbc.OutageLog;
-import io.timedjobs.scheduler.jdbc.SchemaInitializer;
-import io.timedjobs.scheduler.jdbc.TableNames;
 import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
+import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.OutageLog;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import java.time.Clock;
 import java.time.ZoneId;
@@ -107,7 +107,7 @@ public class ClusterAutoConfiguration {
         ClusterDatabase database = ClusterDatabase.of(dataSource, tables);
         SchemaInitializer.Mode mode = SchemaInitializer.Mode.valueOf(
                 properties.getJdbc().getInitializeSchema().name().toUpperCase(Locale.ROOT));
-        database.schemaInitializer().initialize(mode);
+        new SchemaInitializer(database).initialize(mode);
         return database;
     }
 

@@ -5,9 +5,9 @@ import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
-import io.timedjobs.scheduler.jdbc.ClusterJobStats;
-import io.timedjobs.scheduler.jdbc.ClusteredJobs;
-import io.timedjobs.scheduler.jdbc.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats;
+import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
+import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 

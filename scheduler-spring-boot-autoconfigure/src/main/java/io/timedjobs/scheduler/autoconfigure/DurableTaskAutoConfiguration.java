@@ -2,9 +2,9 @@ package io.timedjobs.scheduler.autoconfigure;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.observation.ObservationRegistry;
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
-import io.timedjobs.scheduler.jdbc.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.durable.DurableExecutionObserver;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskHandler;

@@ -1,6 +1,6 @@
 package io.timedjobs.scheduler.autoconfigure;
 
-import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
 import java.time.Duration;
 import java.util.Objects;

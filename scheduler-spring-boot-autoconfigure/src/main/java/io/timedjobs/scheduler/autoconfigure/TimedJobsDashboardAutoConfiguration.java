@@ -5,8 +5,8 @@ import io.timedjobs.scheduler.dashboard.DashboardRoutes;
 import io.timedjobs.scheduler.dashboard.JdbcClusterReport;
 import io.timedjobs.scheduler.dashboard.TimedJobsEndpoint;
 import io.timedjobs.scheduler.dashboard.TimedJobsReport;
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import java.util.Map;
@@ -57,7 +57,7 @@ public class TimedJobsDashboardAutoConfiguration {
         @ConditionalOnMissingBean
         ClusterReport timedJobsClusterReport(
                 ClusterDatabase database, ClusterInstance instance, ObjectProvider<DurableTasks> durableTasks) {
-            return new JdbcClusterReport(database, instance.name(), durableTasks.getIfAvailable());
+            return new JdbcClusterReport(database, instance, durableTasks.getIfAvailable());
         }
 
         @Configuration(proxyBeanMethods = false)

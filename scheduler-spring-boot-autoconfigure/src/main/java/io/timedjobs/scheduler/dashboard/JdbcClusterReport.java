@@ -4,18 +4,18 @@ import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.DurableView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.FailedTaskView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.InstanceView;
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.cluster.JobStore;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance.Registration;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskException;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskInfo;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskQuery;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskState;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskStore;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.time.OffsetDateTime;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -24,36 +24,40 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thread-safe: instances and durable tasks as the tables of {@code scheduler-jdbc} hold them. Each
- * view costs three short queries: instances, counts by state, and the first failed tasks.
+ * Thread-safe: instances and durable tasks as the tables of {@code scheduler-jdbc} hold them, read
+ * and changed through the stores of those tables. Each view costs three short queries: instances,
+ * counts by state, and the first failed tasks.
  */
 public final class JdbcClusterReport implements ClusterReport {
 
-    private final ClusterDatabase database;
-    private final String instance;
+    private final ClusterInstance instance;
+    private final JobStore jobs;
+    private final DurableTaskStore taskTable;
     private final @Nullable DurableTasks durableTasks;
 
     /**
      * @param database the tables
-     * @param instance this instance's name
+     * @param instance this instance
      * @param durableTasks durable tasks; null when they are off
      */
-    public JdbcClusterReport(ClusterDatabase database, String instance, @Nullable DurableTasks durableTasks) {
-        this.database = Objects.requireNonNull(database, "database");
+    public JdbcClusterReport(ClusterDatabase database, ClusterInstance instance, @Nullable DurableTasks durableTasks) {
+        Objects.requireNonNull(database, "database");
         this.instance = Objects.requireNonNull(instance, "instance");
+        this.jobs = new JobStore(database, instance);
+        this.taskTable = new DurableTaskStore(database);
         this.durableTasks = durableTasks;
     }
 
     @Override
     public ClusterView view() {
-        List<InstanceView> instances = database.jdbc()
-                .query(
-                        "SELECT instance_name, started_at, heartbeat_at FROM "
-                                + database.tables().instances() + " ORDER BY instance_name",
-                        (rs, row) -> new InstanceView(
-                                rs.getString("instance_name"), time(rs, "started_at"), time(rs, "heartbeat_at")));
+        List<InstanceView> instances =
+                instance.all().stream().map(JdbcClusterReport::view).toList();
         DurableTasks tasks = durableTasks;
-        return new ClusterView(instance, instances, tasks == null ? null : durable(tasks));
+        return new ClusterView(instance.name(), instances, tasks == null ? null : durable(tasks));
+    }
+
+    private static InstanceView view(Registration registration) {
+        return new InstanceView(registration.name(), time(registration.startedAt()), time(registration.heartbeatAt()));
     }
 
     private DurableView durable(DurableTasks tasks) {
@@ -67,36 +71,21 @@ public final class JdbcClusterReport implements ClusterReport {
 
     @Override
     public Map<String, Long> countsByState() {
-        Map<String, Long> counts = new LinkedHashMap<>();
-        for (DurableTaskState state : DurableTaskState.values()) {
-            counts.put(state.name(), 0L);
-        }
-        database.jdbc()
-                .query("SELECT state, COUNT(*) AS n FROM " + database.tables().tasks() + " GROUP BY state", rs -> {
-                    counts.put(rs.getString("state"), rs.getLong("n"));
-                });
-        return counts;
+        return taskTable.countsByState();
     }
 
     @Override
     public boolean setJobPaused(String job, boolean paused) {
-        return database.jdbc()
-                        .update(
-                                "UPDATE " + database.tables().jobs() + " SET paused = ? WHERE job_name = ?",
-                                paused,
-                                job)
-                == 1;
+        return jobs.setPaused(job, paused);
     }
 
     @Override
     public Set<String> pausedJobs() {
-        return new HashSet<>(database.jdbc()
-                .queryForList("SELECT job_name FROM " + database.tables().jobs() + " WHERE paused", String.class));
+        return jobs.pausedJobs();
     }
 
-    private static String time(ResultSet rs, String column) throws SQLException {
-        OffsetDateTime time = rs.getObject(column, OffsetDateTime.class);
-        return time == null ? "" : time.toInstant().toString();
+    private static String time(@Nullable Instant time) {
+        return time == null ? "" : time.toString();
     }
 
     @Override

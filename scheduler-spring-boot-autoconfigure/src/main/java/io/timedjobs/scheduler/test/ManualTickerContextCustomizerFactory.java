@@ -32,7 +32,7 @@ public final class ManualTickerContextCustomizerFactory implements ContextCustom
     /** The property that switches cluster coordination on and off. */
     static final String CLUSTER_ENABLED = "timed-jobs.cluster.enabled";
 
-    private static final String CLUSTER_CLASS = "io.timedjobs.scheduler.jdbc.ClusterInstance";
+    private static final String CLUSTER_CLASS = "io.timedjobs.scheduler.jdbc.database.ClusterInstance";
 
     @Override
     public @Nullable ContextCustomizer createContextCustomizer(

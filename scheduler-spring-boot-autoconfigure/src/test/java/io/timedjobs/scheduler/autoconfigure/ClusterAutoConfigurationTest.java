@@ -5,15 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
-import io.timedjobs.scheduler.jdbc.ClusterInstance;
-import io.timedjobs.scheduler.jdbc.ClusteredJobs;
-import io.timedjobs.scheduler.jdbc.DatabaseClock;
-import io.timedjobs.scheduler.jdbc.JdbcDialect;
-import io.timedjobs.scheduler.jdbc.SchemaInitializer;
-import io.timedjobs.scheduler.jdbc.TableNames;
 import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
+import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -176,8 +176,7 @@ class ClusterAutoConfigurationTest {
         @Bean
         @Lazy
         Object flywayInitializer(DataSource dataSource) {
-            ClusterDatabase.of(dataSource, TableNames.defaults())
-                    .schemaInitializer()
+            new SchemaInitializer(ClusterDatabase.of(dataSource, TableNames.defaults()))
                     .initialize(SchemaInitializer.Mode.ALWAYS);
             migrated = true;
             return new Object();

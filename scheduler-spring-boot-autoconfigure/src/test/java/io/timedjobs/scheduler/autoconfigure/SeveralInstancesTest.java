@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.timedjobs.scheduler.jdbc.ClusteredJobs;
+import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package io.timedjobs.scheduler.test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.timedjobs.scheduler.ManualTicker;
-import io.timedjobs.scheduler.jdbc.ClusteredJobs;
+import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;

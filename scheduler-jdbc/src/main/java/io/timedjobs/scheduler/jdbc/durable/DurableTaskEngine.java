@@ -1,10 +1,10 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
-import io.timedjobs.scheduler.jdbc.DatabaseClock;
-import io.timedjobs.scheduler.jdbc.OutageLog;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
@@ -31,7 +32,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * 1. At each poll of the instance's ClusterHeartbeat (its thread, every poll interval, right after it
  *    measured the DatabaseClock), this engine renews its leases, takes over expired claims of other
  *    instances, claims what is due within the lookahead, warns about due tasks whose handler this
- *    instance lacks, and counts what waits: DurableTaskPoll, one statement a step.
+ *    instance lacks, and counts what waits: DurableTaskPoll, one statement a step, which returns what
+ *    it claimed for this engine to queue.
  * 2. Each claimed task goes into a LeaderFollowerScheduler at the local instant at which the database's
  *    clock reaches its due time. The runner then starts it under its claim version (the start fence),
  *    so a task cancelled, replaced or taken over since the claim never runs in its old form. The
@@ -74,7 +76,8 @@ public final class DurableTaskEngine {
 
     DurableTaskEngine(
             DurableTaskStore store,
-            DurableTaskRunner.Factory runnerFactory,
+            DurableTaskPoll poll,
+            DurableTaskRunner runner,
             DurableTaskSettings settings,
             Map<String, DurableTaskHandler<?>> handlers,
             PayloadCodec codec,
@@ -102,14 +105,9 @@ public final class DurableTaskEngine {
         this.ownsHeartbeat = ownsHeartbeat;
         this.databaseClock = databaseClock;
         this.outages = outages;
-        this.poll = new DurableTaskPoll(
-                store, settings, handlers.keySet(), owner, this::writeDeferred, this::enqueue, queued::size);
-        this.runner = runnerFactory.create(poll::leaseHeld, this::failed);
+        this.poll = poll;
+        this.runner = runner;
         heartbeat.addPollAction(this::poll);
-    }
-
-    private void writeDeferred() {
-        runner.writeDeferred();
     }
 
     private void failed(RuntimeException failure) {
@@ -211,10 +209,18 @@ public final class DurableTaskEngine {
 
     private void pollOnce() {
         try {
-            poll.run();
-            outages.succeeded();
+            runner.writeDeferred();
         } catch (DataAccessException e) {
             failed(e);
+            return;
+        }
+        DurableTaskPoll.Outcome polled = poll.run(queued.size());
+        polled.claimed().forEach(this::enqueue);
+        DataAccessException failure = polled.failure();
+        if (failure == null) {
+            outages.succeeded();
+        } else {
+            failed(failure);
         }
     }
 
@@ -286,7 +292,7 @@ public final class DurableTaskEngine {
 
     private void claimOneHere(long id) {
         try {
-            poll.claimOne(id);
+            poll.claimOne(id).ifPresent(this::enqueue);
         } catch (DataAccessException e) {
             failed(e);
         }
@@ -317,12 +323,12 @@ public final class DurableTaskEngine {
      * existed and its handler ran.
      */
     public boolean runNow(String handler, String key) {
-        if (!store.reschedule(handler, key, databaseClock.now())) {
+        OptionalLong id = store.reschedule(handler, key, databaseClock.now());
+        if (id.isEmpty()) {
             return false;
         }
         queued.removeIf(task -> task.handler().equals(handler) && task.key().equals(key));
-        return tasks.find(handler, key)
-                .flatMap(task -> store.claimOne(owner, task.id(), settings.lookahead(), settings.lease()))
+        return store.claimOne(owner, id.getAsLong(), settings.lookahead(), settings.lease())
                 .map(task -> runner.run(task, Instant.MIN))
                 .orElse(false);
     }

@@ -1,11 +1,11 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
 import io.timedjobs.scheduler.Ticker;
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.ClusterHeartbeat;
-import io.timedjobs.scheduler.jdbc.ClusterInstance;
-import io.timedjobs.scheduler.jdbc.DatabaseClock;
-import io.timedjobs.scheduler.jdbc.OutageLog;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -100,7 +100,7 @@ public final class DurableTaskEngineBuilder {
     }
 
     public DurableTaskEngine build() {
-        DurableTaskStore store = new DurableTaskStore(database.dataSource(), database.dialect(), database.tables());
+        DurableTaskStore store = new DurableTaskStore(database);
         DatabaseClock timeSource = databaseClock;
         ClusterHeartbeat beat = heartbeat;
         boolean owned = beat == null;
@@ -118,18 +118,12 @@ public final class DurableTaskEngineBuilder {
         TransactionTemplate transaction =
                 transactionManager == null ? null : new TransactionTemplate(transactionManager);
         Map<String, DurableTaskHandler<?>> registered = Map.copyOf(handlers);
-        DurableTaskRunner.Factory runners = (leaseHeld, failures) -> new DurableTaskRunner(
-                store, registered, codec, observer, settings, owner, clock, transaction, leaseHeld, failures);
+        OutageLog outages = new OutageLog(DurableTaskEngine.class, "durable tasks of instance " + owner);
+        LeaseDeadline leases = new LeaseDeadline();
+        DurableTaskPoll poll = new DurableTaskPoll(store, settings, registered.keySet(), owner, leases);
+        DurableTaskRunner runner = new DurableTaskRunner(
+                store, registered, codec, observer, settings, owner, clock, transaction, leases, outages);
         return new DurableTaskEngine(
-                store,
-                runners,
-                settings,
-                registered,
-                codec,
-                clock,
-                beat,
-                owned,
-                timeSource,
-                new OutageLog(DurableTaskEngine.class, "durable tasks of instance " + owner));
+                store, poll, runner, settings, registered, codec, clock, beat, owned, timeSource, outages);
     }
 }

@@ -1,25 +1,28 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Consumer;
-import java.util.function.IntSupplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
 
 /**
  * Run by one thread at a time (the heartbeat's poll thread, or a claim after commit), under the
  * engine's claim lock; its figures are read by any thread. One instance's poll of the tasks table:
- * deferred outcomes, lease renewal, rescue of expired claims, claims within the lookahead, warnings
- * about foreign handlers, and the pending count. Each step is one statement.
+ * lease renewal, rescue of expired claims, claims within the lookahead, warnings about foreign
+ * handlers, and the pending count. Each step is one statement; what the steps claimed goes back to
+ * the engine, which queues it.
  */
 final class DurableTaskPoll {
 
-    private static final Log logger = LogFactory.getLog(DurableTaskEngine.class);
+    private static final Log logger = LogFactory.getLog(DurableTaskPoll.class);
 
     /**
      * A poll stops claiming once this many batches wait in the in-memory queue, so that one instance
@@ -34,9 +37,7 @@ final class DurableTaskPoll {
     private final DurableTaskSettings settings;
     private final Set<String> handlerNames;
     private final String owner;
-    private final Runnable writeDeferred;
-    private final Consumer<ClaimedTask> enqueue;
-    private final IntSupplier queuedCount;
+    private final LeaseDeadline leases;
 
     /** Handlers already warned about, so that each is named once. */
     private final Set<String> warnedForeign = ConcurrentHashMap.newKeySet();
@@ -48,65 +49,66 @@ final class DurableTaskPoll {
     /** When the pending tasks were last counted; only the polling thread touches it. */
     private long lastCountNanos = System.nanoTime() - COUNT_INTERVAL_NANOS;
 
-    /** System.nanoTime() until which this instance's leases are known to hold. */
-    private volatile long leaseHeldUntilNanos = System.nanoTime();
-
     DurableTaskPoll(
             DurableTaskStore store,
             DurableTaskSettings settings,
             Set<String> handlerNames,
             String owner,
-            Runnable writeDeferred,
-            Consumer<ClaimedTask> enqueue,
-            IntSupplier queuedCount) {
+            LeaseDeadline leases) {
         this.store = store;
         this.settings = settings;
         this.handlerNames = Set.copyOf(handlerNames);
         this.owner = owner;
-        this.writeDeferred = writeDeferred;
-        this.enqueue = enqueue;
-        this.queuedCount = queuedCount;
+        this.leases = leases;
     }
 
-    /** One poll; throws what the database throws, leaving the rest for the next poll. */
-    void run() {
-        writeDeferred.run();
-        long before = System.nanoTime();
-        store.heartbeat(owner, settings.lease());
-        leaseHeldUntilNanos = before + settings.lease().toNanos();
-        List<ClaimedTask> taken = store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize());
-        rescued.add(taken.size());
-        taken.forEach(enqueue);
-        List<ClaimedTask> due;
-        do {
-            due = store.claimDue(owner, settings.lookahead(), settings.lease(), handlerNames, settings.batchSize());
-            claimed.add(due.size());
-            due.forEach(enqueue);
-        } while (due.size() == settings.batchSize()
-                && queuedCount.getAsInt() < MAX_QUEUED_BATCHES * settings.batchSize());
-        warnAboutForeignHandlers();
-        long now = System.nanoTime();
-        if (now - lastCountNanos >= COUNT_INTERVAL_NANOS) {
-            pending.set(store.countWaiting());
-            lastCountNanos = now;
+    /**
+     * What one poll claimed, rescues first, and the database failure that ended it early, if any:
+     * what was claimed before a failure is still this instance's to queue.
+     */
+    record Outcome(List<ClaimedTask> claimed, @Nullable DataAccessException failure) {}
+
+    /**
+     * One poll, given how many claimed tasks already wait in the in-memory queue. Stops at the first
+     * database failure, leaving the rest for the next poll.
+     */
+    Outcome run(int queued) {
+        List<ClaimedTask> taken = new ArrayList<>();
+        try {
+            long before = System.nanoTime();
+            store.heartbeat(owner, settings.lease());
+            leases.renewed(before, settings.lease().toNanos());
+            List<ClaimedTask> expired = store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize());
+            rescued.add(expired.size());
+            taken.addAll(expired);
+            List<ClaimedTask> due;
+            do {
+                due = store.claimDue(owner, settings.lookahead(), settings.lease(), handlerNames, settings.batchSize());
+                claimed.add(due.size());
+                taken.addAll(due);
+            } while (due.size() == settings.batchSize()
+                    && queued + taken.size() < MAX_QUEUED_BATCHES * settings.batchSize());
+            warnAboutForeignHandlers();
+            long now = System.nanoTime();
+            if (now - lastCountNanos >= COUNT_INTERVAL_NANOS) {
+                pending.set(store.countWaiting());
+                lastCountNanos = now;
+            }
+            return new Outcome(taken, null);
+        } catch (DataAccessException e) {
+            return new Outcome(taken, e);
         }
     }
 
     /** Claims one task just scheduled on this instance, if it is due within the lookahead. */
-    void claimOne(long id) {
-        store.claimOne(owner, id, settings.lookahead(), settings.lease()).ifPresent(task -> {
-            claimed.increment();
-            enqueue.accept(task);
-        });
+    Optional<ClaimedTask> claimOne(long id) {
+        Optional<ClaimedTask> task = store.claimOne(owner, id, settings.lookahead(), settings.lease());
+        task.ifPresent(claimedTask -> claimed.increment());
+        return task;
     }
 
     Set<String> handlerNames() {
         return handlerNames;
-    }
-
-    /** Whether this instance's leases still hold, as far as the last renewal tells. */
-    boolean leaseHeld() {
-        return System.nanoTime() - leaseHeldUntilNanos < 0;
     }
 
     private void warnAboutForeignHandlers() {

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -8,8 +9,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -22,7 +21,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * fenced completion or failure.
  *
  * <p>When the database cannot be reached at the start, the task runs all the same as long as this
- * instance's lease is still held (nobody else can take it over before the lease ends); its outcome
+ * instance's lease is still held (by the {@link LeaseDeadline} the poll keeps) (nobody else can take it over before the lease ends); its outcome
  * then waits in {@link #deferred} until the next poll writes it.
  */
 final class DurableTaskRunner {
@@ -40,8 +39,8 @@ final class DurableTaskRunner {
     private final String owner;
     private final Clock clock;
     private final @Nullable TransactionTemplate completionTransaction;
-    private final BooleanSupplier leaseHeld;
-    private final Consumer<RuntimeException> outage;
+    private final LeaseDeadline leases;
+    private final OutageLog outages;
 
     /** Outcomes the database could not take when they happened, written at the next poll. */
     private final Queue<DeferredOutcome> deferred = new ConcurrentLinkedQueue<>();
@@ -59,8 +58,8 @@ final class DurableTaskRunner {
             String owner,
             Clock clock,
             @Nullable TransactionTemplate completionTransaction,
-            BooleanSupplier leaseHeld,
-            Consumer<RuntimeException> outage) {
+            LeaseDeadline leases,
+            OutageLog outages) {
         this.store = store;
         this.handlers = handlers;
         this.codec = codec;
@@ -69,8 +68,8 @@ final class DurableTaskRunner {
         this.owner = owner;
         this.clock = clock;
         this.completionTransaction = completionTransaction;
-        this.leaseHeld = leaseHeld;
-        this.outage = outage;
+        this.leases = leases;
+        this.outages = outages;
         handlers.forEach((name, handler) -> {
             if (handler.runsInCompletionTransaction() && completionTransaction == null) {
                 throw new IllegalArgumentException("Durable task handler '" + name
@@ -122,8 +121,8 @@ final class DurableTaskRunner {
         try {
             return store.start(claimed, owner, settings.lease());
         } catch (DataAccessException e) {
-            outage.accept(e);
-            return leaseHeld.getAsBoolean();
+            databaseFailed(e);
+            return leases.held();
         }
     }
 
@@ -221,7 +220,7 @@ final class DurableTaskRunner {
         try {
             outcome.write();
         } catch (DataAccessException e) {
-            outage.accept(e);
+            databaseFailed(e);
             deferred.add(outcome);
         }
     }
@@ -239,10 +238,8 @@ final class DurableTaskRunner {
         return deferred.size();
     }
 
-    /** Builds the runner once the engine can say whether its leases hold and where outages go. */
-    @FunctionalInterface
-    interface Factory {
-        DurableTaskRunner create(BooleanSupplier leaseHeld, Consumer<RuntimeException> outage);
+    private void databaseFailed(DataAccessException failure) {
+        outages.failed("durable tasks of " + owner, failure);
     }
 
     @FunctionalInterface

@@ -1,15 +1,22 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
-import io.timedjobs.scheduler.jdbc.JdbcDialect;
-import io.timedjobs.scheduler.jdbc.TableNames;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect.RowChange;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect.Upsert;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect.Upsert.Column;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Immutable; any thread. The statements of the durable tasks table for one database, readable in one
  * place.
  *
  * <p>Every value reaches the database as a bind parameter; only the table name and the {@link
- * JdbcDialect}'s clock expressions are formatted in. Durations are bound as milliseconds. Due checks read the
- * database's own clock, never the instance's.
+ * JdbcDialect}'s clock expressions are formatted in. Durations are bound as milliseconds, a set of
+ * handler names as one {@code String[]}. Due checks read the database's own clock, never the
+ * instance's. The statements that change rows and return them ({@link RowChange}, {@link Upsert})
+ * are written here in parts and run by the dialect, which puts them together its own way.
  *
  * <p>States: {@code PENDING} waits in the database; {@code CLAIMED} sits in the in-memory queue of the
  * instance named in {@code claimed_by} until {@code lease_until}; {@code RUNNING} was started under
@@ -21,33 +28,21 @@ final class DurableTaskSql {
     static final String COLUMNS =
             "id, handler, task_key, payload, schedule, fire_at, due_at, state, attempts, last_error, claimed_by, claim_version";
 
+    /** What a claim sets: the claimer, a new version and the lease. Binds: owner, lease millis. */
+    private final String claimSet;
+
     private final JdbcDialect dialect;
-    private final boolean postgres;
     private final String table;
     private final String now;
+    private final String nowPlusMillis;
 
     DurableTaskSql(JdbcDialect dialect, TableNames tables) {
         this.dialect = dialect;
-        this.postgres = dialect == JdbcDialect.POSTGRESQL;
         this.table = tables.tasks();
         this.now = dialect.now();
-    }
-
-    /** The database's clock plus a bound number of milliseconds. */
-    private String nowPlusMillis() {
-        return dialect.nowPlusMillis();
-    }
-
-    /** Wraps a data-change statement so that it returns the changed rows. */
-    private String returning(String dataChange, String columns) {
-        return postgres
-                ? dataChange + " RETURNING " + columns
-                : "SELECT " + columns + " FROM FINAL TABLE (" + dataChange + ")";
-    }
-
-    /** A set of handler names bound as one array parameter. */
-    private static String anyHandler() {
-        return "handler = ANY(?)";
+        this.nowPlusMillis = dialect.nowPlusMillis();
+        this.claimSet =
+                "state = 'CLAIMED', claimed_by = ?, claim_version = claim_version + 1, lease_until = " + nowPlusMillis;
     }
 
     /**
@@ -55,39 +50,44 @@ final class DurableTaskSql {
      * are replaced, attempts and error cleared, any claim dropped, the version bumped; the id survives.
      * Binds: handler, key, payload, schedule, fire_at, due_at. Returns: id.
      */
-    String upsert() {
-        if (postgres) {
-            return "INSERT INTO " + table
-                    + " (handler, task_key, payload, schedule, fire_at, due_at, state, attempts, claim_version,"
-                    + " created_at) VALUES (?, ?, ?, ?, ?, ?, 'PENDING', 0, 0, " + now + ")"
-                    + " ON CONFLICT (handler, task_key) DO UPDATE SET payload = EXCLUDED.payload,"
-                    + " schedule = EXCLUDED.schedule, fire_at = EXCLUDED.fire_at, due_at = EXCLUDED.due_at, state = 'PENDING', attempts = 0,"
-                    + " last_error = NULL, claimed_by = NULL, lease_until = NULL,"
-                    + " claim_version = " + table + ".claim_version + 1 RETURNING id";
-        }
-        return "SELECT id FROM FINAL TABLE (MERGE INTO " + table + " t USING (VALUES (CAST(? AS VARCHAR(200)),"
-                + " CAST(? AS VARCHAR(200)), CAST(? AS CHARACTER LARGE OBJECT), CAST(? AS VARCHAR(200)),"
-                + " CAST(? AS TIMESTAMP WITH TIME ZONE), CAST(? AS TIMESTAMP WITH TIME ZONE)))"
-                + " AS n(handler, task_key, payload, schedule, fire_at, due_at)"
-                + " ON t.handler = n.handler AND t.task_key = n.task_key"
-                + " WHEN MATCHED THEN UPDATE SET payload = n.payload, schedule = n.schedule, fire_at = n.fire_at,"
-                + " due_at = n.due_at,"
-                + " state = 'PENDING', attempts = 0, last_error = NULL, claimed_by = NULL, lease_until = NULL,"
-                + " claim_version = t.claim_version + 1"
-                + " WHEN NOT MATCHED THEN INSERT (handler, task_key, payload, schedule, fire_at, due_at, state,"
-                + " attempts, claim_version, created_at) VALUES (n.handler, n.task_key, n.payload, n.schedule,"
-                + " n.fire_at, n.due_at,"
-                + " 'PENDING', 0, 0, " + now + "))";
+    Upsert upsert() {
+        return new Upsert(
+                table,
+                List.of("handler", "task_key"),
+                List.of(
+                        new Column("handler", "VARCHAR(200)"),
+                        new Column("task_key", "VARCHAR(200)"),
+                        new Column("payload", "CHARACTER LARGE OBJECT"),
+                        new Column("schedule", "VARCHAR(200)"),
+                        new Column("fire_at", "TIMESTAMP WITH TIME ZONE"),
+                        new Column("due_at", "TIMESTAMP WITH TIME ZONE")),
+                List.of(
+                        new Column("state", "'PENDING'"),
+                        new Column("attempts", "0"),
+                        new Column("claim_version", "0"),
+                        new Column("created_at", now)),
+                List.of(
+                        new Column("state", "'PENDING'"),
+                        new Column("attempts", "0"),
+                        new Column("last_error", "NULL"),
+                        new Column("claimed_by", "NULL"),
+                        new Column("lease_until", "NULL"),
+                        new Column("claim_version", table + ".claim_version + 1")),
+                "id");
     }
 
     /**
-     * Moves a task to a new due time as a fresh PENDING task (also one that FAILED). Binds: fire_at,
-     * due_at, handler, key.
+     * Moves a task to a new due time as a fresh PENDING task (also one that FAILED). Binds: set:
+     * fire_at, due_at; condition: handler, key. Returns: id.
      */
-    String reschedule() {
-        return "UPDATE " + table + " SET fire_at = ?, due_at = ?, state = 'PENDING', attempts = 0, last_error = NULL,"
-                + " claimed_by = NULL, lease_until = NULL, claim_version = claim_version + 1"
-                + " WHERE handler = ? AND task_key = ?";
+    RowChange reschedule() {
+        return new RowChange(
+                table,
+                "fire_at = ?, due_at = ?, state = 'PENDING', attempts = 0, last_error = NULL, claimed_by = NULL,"
+                        + " lease_until = NULL, claim_version = claim_version + 1",
+                "handler = ? AND task_key = ?",
+                "",
+                "id");
     }
 
     /** Removes a task in any state. Binds: handler, key. */
@@ -97,35 +97,36 @@ final class DurableTaskSql {
 
     /**
      * Claims PENDING tasks of the given handlers due within the lookahead, earliest first, skipping rows
-     * another transaction holds. Binds: owner, lease millis, handlers, lookahead millis, limit.
+     * another transaction holds. Binds: set: owner, lease millis; condition: handlers, lookahead millis;
+     * then the limit.
      */
-    String claimDue() {
+    RowChange claimDue(int handlerCount) {
         return claim(
-                "state = 'PENDING' AND " + anyHandler() + " AND due_at <= " + nowPlusMillis() + " ORDER BY due_at");
+                "state = 'PENDING' AND " + dialect.anyOf("handler", handlerCount) + " AND due_at <= " + nowPlusMillis,
+                " ORDER BY due_at");
     }
 
     /**
-     * Claims one PENDING task by id if it is due within the lookahead. Binds: owner, lease millis, id,
-     * lookahead millis, limit.
+     * Claims one PENDING task by id if it is due within the lookahead. Binds: set: owner, lease millis;
+     * condition: id, lookahead millis; then the limit.
      */
-    String claimOne() {
-        return claim("state = 'PENDING' AND id = ? AND due_at <= " + nowPlusMillis());
+    RowChange claimOne() {
+        return claim("state = 'PENDING' AND id = ? AND due_at <= " + nowPlusMillis, "");
     }
 
     /**
-     * Takes over CLAIMED or RUNNING tasks of the given handlers whose lease has expired. Binds: owner,
-     * lease millis, handlers, limit.
+     * Takes over CLAIMED or RUNNING tasks of the given handlers whose lease has expired. Binds: set:
+     * owner, lease millis; condition: handlers; then the limit.
      */
-    String claimExpired() {
-        return claim("state IN ('CLAIMED', 'RUNNING') AND " + anyHandler() + " AND lease_until < " + now
-                + " ORDER BY due_at");
+    RowChange claimExpired(int handlerCount) {
+        return claim(
+                "state IN ('CLAIMED', 'RUNNING') AND " + dialect.anyOf("handler", handlerCount) + " AND lease_until < "
+                        + now,
+                " ORDER BY due_at");
     }
 
-    private String claim(String condition) {
-        String update = "UPDATE " + table + " SET state = 'CLAIMED', claimed_by = ?, claim_version = claim_version + 1,"
-                + " lease_until = " + nowPlusMillis() + " WHERE id IN (SELECT id FROM " + table + " WHERE " + condition
-                + " FETCH FIRST ? ROWS ONLY" + dialect.forUpdateSkipLocked() + ")";
-        return returning(update, COLUMNS);
+    private RowChange claim(String condition, String order) {
+        return new RowChange(table, claimSet, condition, order, COLUMNS);
     }
 
     /**
@@ -133,7 +134,7 @@ final class DurableTaskSql {
      * renews the lease. Binds: lease millis, id, owner, version. One row changed means go.
      */
     String start() {
-        return "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis()
+        return "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis
                 + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state = 'CLAIMED'";
     }
 
@@ -161,13 +162,13 @@ final class DurableTaskSql {
      * Binds: state, error, delay millis, id, version.
      */
     String fail() {
-        return "UPDATE " + table + " SET state = ?, last_error = ?, due_at = " + nowPlusMillis()
+        return "UPDATE " + table + " SET state = ?, last_error = ?, due_at = " + nowPlusMillis
                 + ", claimed_by = NULL, lease_until = NULL WHERE id = ? AND claim_version = ?";
     }
 
     /** Renews the leases of an owner's claims. Binds: lease millis, owner. */
     String heartbeat() {
-        return "UPDATE " + table + " SET lease_until = " + nowPlusMillis()
+        return "UPDATE " + table + " SET lease_until = " + nowPlusMillis
                 + " WHERE claimed_by = ? AND state IN ('CLAIMED', 'RUNNING')";
     }
 
@@ -184,23 +185,64 @@ final class DurableTaskSql {
     }
 
     /** Handlers of due PENDING tasks that are not in the given set. Binds: handlers. */
-    String foreignHandlersDue() {
+    String foreignHandlersDue(int handlerCount) {
         return "SELECT DISTINCT handler FROM " + table + " WHERE state = 'PENDING' AND due_at <= " + now + " AND NOT ("
-                + anyHandler() + ")";
+                + dialect.anyOf("handler", handlerCount) + ")";
     }
 
-    /** The number of tasks not yet done (PENDING, CLAIMED or RUNNING). */
+    /** The number of tasks not yet done (PENDING, CLAIMED or RUNNING). Binds: none. */
     String countWaiting() {
         return "SELECT COUNT(*) FROM " + table + " WHERE state <> 'FAILED'";
     }
 
-    /** The start of a query; the caller appends conditions, each bound. */
-    String select() {
-        return "SELECT " + COLUMNS + " FROM " + table + " WHERE 1 = 1";
+    /** The number of tasks in each state that has any, as columns state and n. Binds: none. */
+    String countByState() {
+        return "SELECT state, COUNT(*) AS n FROM " + table + " GROUP BY state";
     }
 
-    /** Limits a query's rows. Binds: limit. */
-    String orderAndLimit() {
-        return " ORDER BY due_at, id FETCH FIRST ? ROWS ONLY";
+    /**
+     * The tasks that meet a query's conditions, earliest due first. Binds: {@link #findBinds}, the
+     * values of the conditions the query sets, then its limit.
+     */
+    String find(DurableTaskQuery query) {
+        StringBuilder text = new StringBuilder("SELECT " + COLUMNS + " FROM " + table + " WHERE 1 = 1");
+        if (query.handler() != null) {
+            text.append(" AND handler = ?");
+        }
+        if (query.key() != null) {
+            text.append(" AND task_key = ?");
+        }
+        if (query.state() != null) {
+            text.append(" AND state = ?");
+        }
+        if (query.dueBefore() != null) {
+            text.append(" AND due_at < ?");
+        }
+        if (query.dueFrom() != null) {
+            text.append(" AND due_at >= ?");
+        }
+        return text.append(" ORDER BY due_at, id FETCH FIRST ? ROWS ONLY").toString();
+    }
+
+    /** Returns the binds of {@link #find}, in the order of its conditions. */
+    static List<Object> findBinds(DurableTaskQuery query) {
+        List<Object> binds = new ArrayList<>();
+        if (query.handler() != null) {
+            binds.add(query.handler());
+        }
+        if (query.key() != null) {
+            binds.add(query.key());
+        }
+        if (query.state() != null) {
+            binds.add(query.state().name());
+        }
+        if (query.dueBefore() != null) {
+            binds.add(query.dueBefore());
+        }
+        if (query.dueFrom() != null) {
+            binds.add(query.dueFrom());
+        }
+        binds.add(query.limit());
+        return binds;
     }
 }

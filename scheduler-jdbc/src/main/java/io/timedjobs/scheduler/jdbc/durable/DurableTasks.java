@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
@@ -95,11 +96,9 @@ public final class DurableTasks {
         Objects.requireNonNull(at, "at");
         checkKey(key);
         try {
-            if (!store.reschedule(handler, key, at)) {
-                return false;
-            }
-            find(handler, key).ifPresent(task -> localClaims.scheduled(task.id(), at));
-            return true;
+            OptionalLong id = store.reschedule(handler, key, at);
+            id.ifPresent(rescheduled -> localClaims.scheduled(rescheduled, at));
+            return id.isPresent();
         } catch (DataAccessException e) {
             throw failure("reschedule", handler, key, e);
         }

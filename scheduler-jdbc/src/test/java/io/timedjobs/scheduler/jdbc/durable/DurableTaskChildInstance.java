@@ -1,15 +1,21 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.TableNames;
+import io.timedjobs.scheduler.Ticker;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.OutageLog;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Test main, run in a JVM of its own by {@link DurableTaskKillTest}: one instance that claims the
- * durable tasks of handler "mail", says how many it holds on standard output, and runs until it is
- * killed. Arguments: JDBC URL, instance name, number of claims to wait for.
+ * durable tasks of handler "mail", says how many it holds on standard output once it holds them all,
+ * and runs until it is killed. Arguments: JDBC URL, instance name, number of claims to wait for.
  */
 public final class DurableTaskChildInstance {
 
@@ -28,15 +34,29 @@ public final class DurableTaskChildInstance {
                 Duration.ofMillis(200),
                 200,
                 2);
-        DurableTaskEngine engine = DurableTaskEngine.builder(ClusterDatabase.of(dataSource, TableNames.defaults()))
-                .instanceName(args[1])
+        ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
+        DatabaseClock clock =
+                new DatabaseClock(database.jdbc(), database.dialect(), Clock.systemUTC(), Ticker.system());
+        ClusterHeartbeat heartbeat = new ClusterHeartbeat(
+                new ClusterInstance(database.jdbc(), database.dialect(), database.tables(), args[1], settings.lease()),
+                clock,
+                new OutageLog(ClusterHeartbeat.class, "the heartbeat of instance " + args[1]),
+                settings.pollInterval());
+        DurableTaskEngine engine = DurableTaskEngine.builder(database)
                 .handler("mail", new RecordingHandler())
                 .settings(settings)
+                .heartbeat(heartbeat, clock)
                 .build();
+        // Claims land on the heartbeat's thread, in the engine's poll action; this one runs after it.
+        CountDownLatch claimedAll = new CountDownLatch(1);
+        heartbeat.addPollAction(() -> {
+            if (engine.queuedCount() >= expected) {
+                claimedAll.countDown();
+            }
+        });
         engine.start();
-        while (engine.queuedCount() < expected) {
-            Thread.onSpinWait();
-        }
+        heartbeat.start();
+        claimedAll.await();
         System.out.println("CLAIMED " + engine.queuedCount());
         System.out.flush();
         new CountDownLatch(1).await(); // until SIGKILL

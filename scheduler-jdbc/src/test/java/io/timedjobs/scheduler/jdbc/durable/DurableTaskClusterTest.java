@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -73,8 +74,8 @@ class DurableTaskClusterTest {
             }
         });
 
-        await().atMost(Duration.ofMinutes(2)).until(() -> runs.size() == count);
-        await().atMost(Duration.ofSeconds(30))
+        await().atMost(TestDelays.scaled(Duration.ofMinutes(2))).until(() -> runs.size() == count);
+        await().atMost(TestDelays.scaled(Duration.ofSeconds(30)))
                 .until(() -> engines.get(0)
                         .tasks()
                         .find(DurableTaskQuery.all().limit(1))
@@ -107,7 +108,7 @@ class DurableTaskClusterTest {
             engine.tasks().schedule("mail", "spread-" + i, base.plusMillis(i * 10L), null);
         }
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> handler.totalRuns() == count);
+        await().atMost(TestDelays.scaled(Duration.ofSeconds(30))).until(() -> handler.totalRuns() == count);
         List<Long> lateness = new ArrayList<>(handler.latenessMicros);
         lateness.sort(null);
         assertThat(lateness.get(0))
@@ -144,19 +145,19 @@ class DurableTaskClusterTest {
         for (int i = 0; i < 5; i++) {
             engine.tasks().schedule("mail", "after-" + i, now.plusMillis(9000 + 100 * i), null);
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> engine.queuedCount() + handler.totalRuns() == 10);
+        await().atMost(TestDelays.LONG).until(() -> engine.queuedCount() + handler.totalRuns() == 10);
 
         dataSource.down();
         long downAt = System.nanoTime();
         assertThatThrownBy(() -> engine.tasks().schedule("mail", "refused", Duration.ZERO, null))
                 .isInstanceOf(DurableTaskException.class)
                 .hasMessageContaining("Could not schedule durable task mail/refused");
-        await().atMost(Duration.ofSeconds(15))
+        await().atMost(TestDelays.LONG)
                 .until(() -> handler.totalRuns() == 10 && System.nanoTime() - downAt >= 5_000_000_000L);
         dataSource.up();
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> handler.totalRuns() == 15);
-        await().atMost(Duration.ofSeconds(10))
+        await().atMost(TestDelays.LONG).until(() -> handler.totalRuns() == 15);
+        await().atMost(TestDelays.LONG)
                 .until(() -> engine.tasks().find(DurableTaskQuery.all()).isEmpty());
         assertThat(handler.runs.values()).allSatisfy(n -> assertThat(n).hasValue(1));
         assertThat(engine.outageCount()).as("outages logged").isEqualTo(1);
@@ -177,17 +178,17 @@ class DurableTaskClusterTest {
         start(database, "b", b, DurableTestSupport.fastSettings());
 
         engineA.tasks().scheduleRecurring("mail", "tick", DurableSchedule.every(Duration.ofMillis(200)), "v1");
-        await().atMost(Duration.ofSeconds(20))
+        await().atMost(TestDelays.LONG)
                 .until(() -> runs.containsKey("tick") && runs.get("tick").get() >= 3);
 
         engineA.tasks().scheduleRecurring("mail", "tick", DurableSchedule.every(Duration.ofMillis(100)), "v2");
-        await().atMost(Duration.ofSeconds(20))
+        await().atMost(TestDelays.LONG)
                 .until(() -> payloads(a, b).stream().filter("v2"::equals).count() >= 3);
 
         assertThat(engineA.tasks().cancel("mail", "tick")).isTrue();
         Instant removedAt = Instant.now();
         engineA.tasks().schedule("mail", "marker", Duration.ofMillis(800), null);
-        await().atMost(Duration.ofSeconds(20)).until(() -> runs.containsKey("marker"));
+        await().atMost(TestDelays.LONG).until(() -> runs.containsKey("marker"));
 
         List<DurableTask<String>> ticks = new ArrayList<>();
         ticks.addAll(a.tasks);

@@ -8,8 +8,9 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.TestDatabases;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 class DurableTaskEngineTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration WAIT = TestDelays.LONG;
 
     private final List<DurableTaskEngine> engines = new ArrayList<>();
 
@@ -141,7 +142,7 @@ class DurableTaskEngineTest {
 
         transaction.executeWithoutResult(status -> engine.tasks().schedule("mail", "k", Duration.ofMillis(200), null));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> handler.runsOf("k") == 1);
+        await().atMost(TestDelays.LONG).until(() -> handler.runsOf("k") == 1);
         assertThat(engine.claimedCount()).isEqualTo(1);
     }
 
@@ -382,7 +383,7 @@ class DurableTaskEngineTest {
                 .handler("sms", new RecordingHandler())
                 .build();
         other.tasks().schedule("sms", "k", Duration.ZERO, null);
-        Logger logger = (Logger) LoggerFactory.getLogger(DurableTaskEngine.class);
+        Logger logger = (Logger) LoggerFactory.getLogger(DurableTaskPoll.class);
         ListAppender<ILoggingEvent> warnings = new ListAppender<>();
         warnings.start();
         logger.addAppender(warnings);

@@ -3,15 +3,13 @@ package io.timedjobs.scheduler.jdbc.durable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.TestDatabases;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.testsupport.ChildJvm;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -38,26 +36,15 @@ class DurableTaskKillTest {
             survivor.tasks().schedule("mail", "k" + i, due.plusMillis(i), null);
         }
 
-        Process child = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        DurableTaskChildInstance.class.getName(),
-                        url,
-                        "child",
-                        Integer.toString(TASKS))
-                .redirectErrorStream(true)
+        Process child = ChildJvm.builder(
+                        DurableTaskChildInstance.class, List.of(), url, "child", Integer.toString(TASKS))
                 .start();
-        try (BufferedReader out =
-                new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            do {
-                line = out.readLine();
-            } while (line != null && !line.startsWith("CLAIMED"));
+        try {
+            String line = ChildJvm.readUntil(child, "CLAIMED");
             assertThat(line).as("the child's claims").isEqualTo("CLAIMED " + TASKS);
         } finally {
-            child.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no release
-            assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            // SIGKILL on Linux: no shutdown hook, no release
+            assertThat(ChildJvm.kill(child, Duration.ofSeconds(10))).isTrue();
         }
         long killedAt = System.nanoTime();
         assertThat(survivor.tasks().find(DurableTaskQuery.all().state(DurableTaskState.CLAIMED)))
@@ -72,12 +59,12 @@ class DurableTaskKillTest {
                 .build();
         rescuer.start();
         try {
-            await().atMost(Duration.ofSeconds(10)).until(() -> rescuer.rescuedCount() == TASKS);
+            await().atMost(TestDelays.LONG).until(() -> rescuer.rescuedCount() == TASKS);
             Duration rescuedWithin = Duration.ofNanos(System.nanoTime() - killedAt);
             DurableTaskSettings settings = DurableTestSupport.fastSettings();
             assertThat(rescuedWithin)
                     .isLessThan(settings.lease().plus(settings.pollInterval()).plusSeconds(1));
-            await().atMost(Duration.ofSeconds(20)).until(() -> handler.totalRuns() == TASKS);
+            await().atMost(TestDelays.LONG).until(() -> handler.totalRuns() == TASKS);
             assertThat(handler.runs.values()).allSatisfy(n -> assertThat(n).hasValue(1));
             System.out.println("SIGKILL: " + TASKS + " claims rescued within " + rescuedWithin.toMillis() + " ms");
         } finally {

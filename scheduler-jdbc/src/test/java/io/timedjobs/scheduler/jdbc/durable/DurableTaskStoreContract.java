@@ -2,9 +2,9 @@ package io.timedjobs.scheduler.jdbc.durable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.timedjobs.scheduler.jdbc.JdbcDialect;
-import io.timedjobs.scheduler.jdbc.TableNames;
-import io.timedjobs.scheduler.jdbc.TestDatabases;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -119,7 +119,7 @@ abstract class DurableTaskStoreContract {
     void shouldRefuseTheStartOfATaskRescheduledAfterItsClaim() {
         store.upsert("mail", "k", "old", null, now());
         ClaimedTask claimed = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
-        assertThat(store.reschedule("mail", "k", now().plusSeconds(1))).isTrue();
+        assertThat(store.reschedule("mail", "k", now().plusSeconds(1))).isPresent();
         assertThat(store.start(claimed, "a", LEASE)).isFalse();
 
         ClaimedTask again = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);

@@ -1,6 +1,6 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
-import io.timedjobs.scheduler.jdbc.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
 
 /** The durable tasks statements on H2. */
 class DurableTaskStoreH2Test extends DurableTaskStoreContract {

@@ -2,10 +2,10 @@ package io.timedjobs.scheduler.jdbc.durable;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.timedjobs.scheduler.jdbc.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.SchemaInitializer;
-import io.timedjobs.scheduler.jdbc.TableNames;
-import io.timedjobs.scheduler.jdbc.TestDatabases;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -17,7 +17,7 @@ final class DurableTestSupport {
     /** The database with the tables created. */
     static ClusterDatabase database(DataSource dataSource) {
         ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
-        database.schemaInitializer().initialize(SchemaInitializer.Mode.ALWAYS);
+        new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
         return database;
     }
 

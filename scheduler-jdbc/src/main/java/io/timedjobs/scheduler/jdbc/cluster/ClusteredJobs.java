@@ -1,0 +1,184 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.OutageLog;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.Ordered;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.CronTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
+import org.springframework.scheduling.config.Task;
+import org.springframework.scheduling.config.TriggerTask;
+
+/**
+ * Spring bean (a {@link SchedulingConfigurer}): makes the application's {@code @Scheduled} jobs
+ * run once per fire across all instances on the database. Configure it before the context
+ * refreshes; afterwards it is thread-safe.
+ *
+ * <p>Spring calls it with the registrar of {@code @Scheduled} tasks just before they are
+ * scheduled. It puts a {@link ClusteredTaskScheduler} in front of the registrar's scheduler, which
+ * replaces each clustered cron, fixed-rate and fixed-delay task by a {@link ClusteredJob}, and logs
+ * one INFO line listing the clustered jobs and the local ones. It runs last among configurers, so
+ * that it wraps whatever scheduler they chose. Each poll of the {@link ClusterHeartbeat} prunes
+ * fire records older than twice the horizon.
+ */
+public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAware, Ordered {
+
+    private static final Log logger = LogFactory.getLog(ClusteredJobs.class);
+
+    private final ClusterJobStats stats = new ClusterJobStats();
+    private final OutageLog outages = new OutageLog(ClusteredJobs.class, "clustered jobs");
+    private final ClusterInstance instance;
+    private final ClusteredJob.Context context;
+    private final List<ClusteredJob> jobs = new CopyOnWriteArrayList<>();
+    private ZoneId defaultZone = ZoneId.systemDefault();
+    private Set<String> localJobs = Set.of();
+    private Predicate<String> clusteredQualifier = String::isEmpty;
+    private @Nullable ConfigurableListableBeanFactory beanFactory;
+
+    /**
+     * @param pollInterval how often an instance looks again when it has no fire to try
+     * @param maxRunTime longest run before the run lease expires
+     * @param fireHorizon age beyond which a fire is refused
+     */
+    public ClusteredJobs(
+            ClusterDatabase database,
+            ClusterHeartbeat heartbeat,
+            DatabaseClock clock,
+            Duration pollInterval,
+            Duration maxRunTime,
+            Duration fireHorizon) {
+        this.instance = heartbeat.instance();
+        JobStore store = new JobStore(database, instance);
+        this.context = new ClusteredJob.Context(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon);
+        Duration keep = fireHorizon.multipliedBy(2);
+        heartbeat.addPollAction(() -> store.pruneFires(keep));
+    }
+
+    /** Sets the zone of cron expressions declared without one; default the JVM's. */
+    public void setDefaultZone(ZoneId defaultZone) {
+        this.defaultZone = Objects.requireNonNull(defaultZone, "defaultZone");
+    }
+
+    /** Sets the names of jobs that run on every instance (as with {@link RunOnEveryInstance}). */
+    public void setLocalJobs(Set<String> localJobs) {
+        this.localJobs = Set.copyOf(localJobs);
+    }
+
+    /**
+     * Sets which schedulers' jobs are clustered, by the qualifier a job asks for ("" for the
+     * default scheduler); default: only the default scheduler's.
+     */
+    public void setClusteredQualifier(Predicate<String> clusteredQualifier) {
+        this.clusteredQualifier = Objects.requireNonNull(clusteredQualifier, "clusteredQualifier");
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        if (!(beanFactory instanceof ConfigurableListableBeanFactory configurable)) {
+            throw new IllegalStateException(
+                    "ClusteredJobs needs a ConfigurableListableBeanFactory, got " + beanFactory);
+        }
+        this.beanFactory = configurable;
+    }
+
+    @Override
+    public int getOrder() {
+        return Ordered.LOWEST_PRECEDENCE;
+    }
+
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar registrar) {
+        ConfigurableListableBeanFactory factory = Objects.requireNonNull(beanFactory, "beanFactory not set");
+        TaskScheduler current = registrar.getScheduler();
+        if (current == null) {
+            logger.warn("No scheduler is set on the registrar of @Scheduled tasks yet; they run on every instance");
+            return;
+        }
+        ClusteredTaskScheduler clustered = new ClusteredTaskScheduler(
+                current,
+                new JobCatalog(factory, localJobs),
+                clusteredQualifier,
+                context,
+                defaultZone,
+                factory,
+                jobs::add);
+        registrar.setTaskScheduler(clustered);
+        logJobs(registrar, clustered);
+    }
+
+    private void logJobs(ScheduledTaskRegistrar registrar, ClusteredTaskScheduler scheduler) {
+        // In the order the registrar schedules them, so that indexes match.
+        List<Task> tasks = new ArrayList<>(registrar.getTriggerTaskList());
+        tasks.addAll(registrar.getCronTaskList());
+        tasks.addAll(registrar.getFixedRateTaskList());
+        tasks.addAll(registrar.getFixedDelayTaskList());
+        List<String> clusteredNames = new ArrayList<>();
+        List<String> localNames = new ArrayList<>();
+        for (Task task : tasks) {
+            JobCatalog.Job job = scheduler.describe(task.getRunnable());
+            boolean customTrigger = task instanceof TriggerTask && !(task instanceof CronTask);
+            if (job.clustered() && !customTrigger) {
+                clusteredNames.add(job.name());
+            } else {
+                localNames.add(job.name() + " (" + (customTrigger ? "custom trigger" : job.reason()) + ")");
+            }
+        }
+        List<String> unknown = localJobs.stream()
+                .filter(name -> !clusteredNames.contains(name)
+                        && localNames.stream()
+                                .noneMatch(local -> local.startsWith(name + " ") || local.startsWith(name + "#")))
+                .sorted()
+                .toList();
+        if (!unknown.isEmpty()) {
+            logger.warn("timed-jobs.cluster.local-jobs names no @Scheduled job registered at start-up: " + unknown
+                    + "; job names are bean name, dot, method name, for example "
+                    + (clusteredNames.isEmpty() ? "reportService.sendDaily" : clusteredNames.get(0)));
+        }
+        logger.info("Instance " + instance.name() + ": " + clusteredNames.size()
+                + " @Scheduled job(s) run once per fire across instances " + clusteredNames + "; "
+                + localNames.size() + " run on every instance " + localNames + "; cron zone " + defaultZone);
+    }
+
+    /**
+     * Returns the nominal instant (on the database's clock) of the fire that the clustered job
+     * running on the calling thread is running, or null outside a clustered run. The same on every
+     * instance for the same fire: a key for logs or for idempotent effects.
+     */
+    public static @Nullable Instant currentFire() {
+        return ClusteredJob.currentFire();
+    }
+
+    /** Returns the counters of this instance's clustered jobs. */
+    public ClusterJobStats stats() {
+        return stats;
+    }
+
+    /** Returns the outage log of clustered jobs, for its counts. */
+    public OutageLog outages() {
+        return outages;
+    }
+
+    /** Returns the names of the clustered jobs scheduled so far. */
+    public List<String> jobNames() {
+        return jobs.stream().map(ClusteredJob::name).toList();
+    }
+}

@@ -1,0 +1,140 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
+import io.timedjobs.scheduler.spring.NamedJob;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+/**
+ * A clustered fixed-delay job; thread rule of {@link ClusteredJob}.
+ *
+ * <p>The next fire is the completion of the previous run plus the delay, and that completion may
+ * happen on any instance, so the job's row holds it ({@code next_fire_at}). A run goes:
+ *
+ * <ol>
+ *   <li>Every instance reads the row and wakes up at the next fire.
+ *   <li>Claim: one update that succeeds only if the row still holds that next fire, it is due by
+ *       the database's clock, and no live run holds the lease. It clears the next fire and takes
+ *       the lease. One instance succeeds; the fire is also recorded, as for the other kinds.
+ *   <li>While the next fire is cleared, the others poll the row every poll interval.
+ *   <li>Completion writes next fire = the database's time + delay and frees the lease.
+ *   <li>A holder that dies (no heartbeat for the lease time) or runs past the maximum run time:
+ *       the first instance to notice ends its run as if completed then. Its fire is not run again;
+ *       the next one comes a delay later.
+ * </ol>
+ *
+ * <p>While the row is paused, the read that picks the next fire sees it (no extra query): a fire
+ * ahead is waited for and counted skipped, a fire due is looked at again every poll interval, and
+ * the claim refuses a paused row in case the pause came between the read and the claim.
+ */
+final class FixedDelayJob extends ClusteredJob {
+
+    /** How early (by the database's clock) an instance may claim: covers the offset's own error. */
+    private static final Duration EARLY = Duration.ofMillis(20);
+
+    private final Duration delay;
+    private final Duration initialDelay;
+
+    /** Whether the row read for the pending fire was paused; see {@link ClusteredJob}'s thread rule. */
+    private volatile boolean paused;
+
+    public FixedDelayJob(String name, Runnable task, Context context, Duration delay, Duration initialDelay) {
+        super(name, task, context);
+        this.delay = Objects.requireNonNull(delay, "delay");
+        this.initialDelay = Objects.requireNonNull(initialDelay, "initialDelay");
+        if (delay.isNegative() || delay.isZero()) {
+            throw new IllegalArgumentException("delay must be positive, was " + delay);
+        }
+    }
+
+    @Override
+    protected boolean register() {
+        Instant first = context.clock().now().plus(initialDelay);
+        context.store().register(name, "fixed-delay", delay.toString(), null, null, first);
+        return true;
+    }
+
+    @Override
+    protected @Nullable Instant nextFire() {
+        JobStore store = context.store();
+        try {
+            JobStore.JobRow row = store.read(name);
+            if (row == null) {
+                register();
+                row = store.read(name);
+            }
+            context.outages().succeeded();
+            if (row == null) {
+                return null;
+            }
+            paused = row.paused();
+            if (row.paused()) {
+                // Wake up at the fire to count it skipped if it is ahead; look again a poll later
+                // once it is due, so that a paused job never spins on its due fire.
+                Instant next = row.nextFireAt();
+                return next != null && next.isAfter(context.clock().now()) ? next : null;
+            }
+            String owner = row.leaseOwner();
+            if (row.nextFireAt() == null && owner != null) {
+                if (store.expireDelayedRun(name, owner, delay)) {
+                    leaseExpired();
+                    JobStore.JobRow after = store.read(name);
+                    return after == null ? null : after.nextFireAt();
+                }
+                return null;
+            }
+            return row.nextFireAt();
+        } catch (DataAccessException ex) {
+            context.outages().failed("read of job " + name, ex);
+            return null;
+        }
+    }
+
+    @Override
+    protected void runFire(Instant fire) {
+        if (paused) {
+            context.stats().skipped(SkipReason.PAUSED);
+            return;
+        }
+        JobStore store = context.store();
+        long start = System.nanoTime();
+        try {
+            boolean claimed = store.claimDelayedFire(
+                    name, fire, EARLY.plus(context.clock().error()), context.maxRunTime());
+            context.stats().claimed(System.nanoTime() - start);
+            context.outages().succeeded();
+            if (!claimed) {
+                context.stats().skipped(SkipReason.LOST);
+                return;
+            }
+            if (!store.recordFire(name, fire, context.fireHorizon())) {
+                // Recorded before: never run a fire twice, even if the row said otherwise.
+                store.completeDelayedFire(name, delay);
+                context.stats().skipped(SkipReason.LOST);
+                return;
+            }
+        } catch (DataAccessException ex) {
+            context.outages().failed("claim of job " + name, ex);
+            context.stats().skipped(SkipReason.DATABASE_DOWN);
+            return;
+        }
+        context.stats().won();
+        try {
+            runTask(fire);
+        } finally {
+            try {
+                store.completeDelayedFire(name, delay);
+            } catch (DataAccessException ex) {
+                context.outages().failed("completion of job " + name, ex);
+            }
+        }
+    }
+
+    @Override
+    public String jobSchedule() {
+        return NamedJob.words(delay) + " after each run";
+    }
+}

@@ -1,0 +1,99 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import io.timedjobs.scheduler.spring.NamedJob;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A clustered fixed-rate job; thread rule of {@link ClusteredJob}.
+ *
+ * <p>Its fires lie on one grid all instances share: {@code anchor + k * period}. The anchor is
+ * written once, with the job's row, by the first instance that registers the job (its start time
+ * plus the initial delay, on the database's clock); every later instance reads it. An instance
+ * that starts, stops or restarts therefore never shifts the grid, and needs no write per fire to
+ * agree on it: the fire record alone decides who runs each grid point. After a fire, the next is
+ * the following grid point, so a late run catches up as the engine's fixed rate does, unless that
+ * point is half a horizon old: then it moves on to the next point not in the past.
+ *
+ * <p>An instance's first fire is the latest grid point already reached, if it is less than half a
+ * horizon old, and otherwise the next one. So the first instance runs the anchor itself, which is
+ * a few milliseconds in the past by the time the trigger asks (a job without initial delay runs at
+ * start-up, as with Spring's own scheduler), and an instance that joins later tries the point it
+ * just missed: its record makes sure it runs once, and a point older than half a horizon, whose
+ * record the database could soon prune, is never tried.
+ */
+final class FixedRateJob extends ClusteredJob {
+
+    private final Duration period;
+    private final Duration initialDelay;
+    private volatile @Nullable Instant anchor;
+
+    public FixedRateJob(String name, Runnable task, Context context, Duration period, Duration initialDelay) {
+        super(name, task, context);
+        this.period = Objects.requireNonNull(period, "period");
+        this.initialDelay = Objects.requireNonNull(initialDelay, "initialDelay");
+        if (period.isNegative() || period.isZero()) {
+            throw new IllegalArgumentException("period must be positive, was " + period);
+        }
+    }
+
+    @Override
+    protected boolean register() {
+        Instant proposed = context.clock().now().plus(initialDelay);
+        JobStore.JobRow row = context.store().register(name, "fixed-rate", period.toString(), null, proposed, null);
+        anchor = row.anchorAt();
+        return row.anchorAt() != null;
+    }
+
+    @Override
+    protected @Nullable Instant nextFire() {
+        Instant grid = Objects.requireNonNull(anchor, "anchor");
+        Instant now = context.clock().now();
+        Instant oldest = now.minus(context.fireHorizon().dividedBy(2));
+        Instant last = lastFire;
+        if (last != null) {
+            Instant next = last.plus(period);
+            if (next.isAfter(oldest)) {
+                return next;
+            }
+            return firstGridPointNotBefore(grid, period, now);
+        }
+        Instant reached = lastGridPointNotAfter(grid, period, now);
+        if (reached != null && reached.isAfter(oldest)) {
+            return reached;
+        }
+        return firstGridPointNotBefore(grid, period, now);
+    }
+
+    /** Returns the last {@code anchor + k * period}, k >= 0, that is not after {@code now}; null before the anchor. */
+    static @Nullable Instant lastGridPointNotAfter(Instant anchor, Duration period, Instant now) {
+        if (now.isBefore(anchor)) {
+            return null;
+        }
+        long steps = Duration.between(anchor, now).toNanos() / period.toNanos();
+        return anchor.plus(period.multipliedBy(steps));
+    }
+
+    /** Returns the first {@code anchor + k * period}, k >= 0, that is not before {@code now}. */
+    static Instant firstGridPointNotBefore(Instant anchor, Duration period, Instant now) {
+        if (!now.isAfter(anchor)) {
+            return anchor;
+        }
+        long periodNanos = period.toNanos();
+        long elapsed = Duration.between(anchor, now).toNanos();
+        long steps = elapsed / periodNanos + (elapsed % periodNanos == 0 ? 0 : 1);
+        return anchor.plus(period.multipliedBy(steps));
+    }
+
+    @Override
+    protected void runFire(Instant fire) {
+        recordAndRun(fire);
+    }
+
+    @Override
+    public String jobSchedule() {
+        return "every " + NamedJob.words(period);
+    }
+}

@@ -1,0 +1,96 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
+import io.timedjobs.scheduler.spring.ScheduledJobNames;
+import java.lang.reflect.Method;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.scheduling.SchedulingAwareRunnable;
+import org.springframework.scheduling.support.ScheduledMethodRunnable;
+
+/**
+ * Thread-safe ({@link #describe} is synchronized: Spring registers tasks from the thread that
+ * refreshes the context, and those of lazy beans from whichever thread creates them): names the
+ * jobs behind the runnables Spring schedules, and decides which run once per fire.
+ *
+ * <p>A job's name is the bean name, a dot and the method name, plus {@code #0}, {@code #1}, ... in
+ * order of registration when one method carries several {@code @Scheduled}: the same on every
+ * instance running the same code, and the one the scheduler's job registry shows ({@link
+ * ScheduledJobNames} names both).
+ */
+final class JobCatalog {
+
+    /** What the catalog decided for one scheduled runnable. */
+    public record Job(
+            String name,
+            boolean clustered,
+            String reason,
+            @Nullable Method method) {}
+
+    private final ConfigurableListableBeanFactory beanFactory;
+    private final Set<String> localJobs;
+    private final Map<Runnable, Job> jobs = new IdentityHashMap<>();
+    private final ScheduledJobNames names = new ScheduledJobNames();
+
+    public JobCatalog(ConfigurableListableBeanFactory beanFactory, Set<String> localJobs) {
+        this.beanFactory = Objects.requireNonNull(beanFactory, "beanFactory");
+        this.localJobs = Set.copyOf(localJobs);
+    }
+
+    /**
+     * Returns the job of a runnable handed to the scheduler, naming it on first sight.
+     *
+     * @param onClusteredScheduler whether the runnable goes to a scheduler whose jobs are clustered
+     */
+    public synchronized Job describe(Runnable runnable, boolean onClusteredScheduler) {
+        Job known = jobs.get(runnable);
+        if (known != null) {
+            return known;
+        }
+        Job job = name(runnable, onClusteredScheduler);
+        jobs.put(runnable, job);
+        return job;
+    }
+
+    private Job name(Runnable runnable, boolean onClusteredScheduler) {
+        ScheduledMethodRunnable scheduled = ScheduledJobNames.unwrap(runnable);
+        if (scheduled == null) {
+            return new Job(runnable.toString(), false, "not a @Scheduled method", null);
+        }
+        Object target = scheduled.getTarget();
+        Method method = scheduled.getMethod();
+        String beanName = ScheduledJobNames.singletonName(beanFactory, target);
+        if (beanName == null) {
+            return new Job(runnable.toString(), false, "not on a singleton bean", method);
+        }
+        String base = ScheduledJobNames.baseName(beanName, method);
+        String name = names.register(beanName, method);
+        if (!onClusteredScheduler) {
+            return new Job(name, false, "on another scheduler", method);
+        }
+        Class<?> targetClass = AopUtils.getTargetClass(target);
+        if (AnnotatedElementUtils.hasAnnotation(method, RunOnEveryInstance.class)
+                || AnnotatedElementUtils.hasAnnotation(targetClass, RunOnEveryInstance.class)) {
+            return new Job(name, false, "@RunOnEveryInstance", method);
+        }
+        if (localJobs.contains(name) || localJobs.contains(base)) {
+            return new Job(name, false, "timed-jobs.cluster.local-jobs", method);
+        }
+        return new Job(name, true, "", method);
+    }
+
+    /** Returns the qualifier of the scheduler a runnable asks for, or "" for the default one. */
+    static String qualifierOf(Runnable runnable) {
+        if (runnable instanceof SchedulingAwareRunnable aware) {
+            String qualifier = aware.getQualifier();
+            return qualifier == null ? "" : qualifier;
+        }
+        return "";
+    }
+}

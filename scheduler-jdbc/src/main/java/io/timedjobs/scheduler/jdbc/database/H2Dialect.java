@@ -1,0 +1,96 @@
+package io.timedjobs.scheduler.jdbc.database;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.RowMapper;
+
+/**
+ * Immutable, thread-safe; used through {@link JdbcDialect} only. H2 2.x, for development and tests.
+ *
+ * <ul>
+ *   <li>The clock is {@code CURRENT_TIMESTAMP}, read once per statement.
+ *   <li>Insert-if-absent runs a plain insert, and the duplicate key error counts as "absent was
+ *       false"; an upsert is a {@code MERGE}; changed rows are selected {@code FROM FINAL TABLE}.
+ *   <li>The schema script runs under a lock of this JVM: H2's {@code IF NOT EXISTS} races on
+ *       indexes, and its databases are shared within one JVM only (a server-mode H2 used by several
+ *       JVMs is for development, started one at a time).
+ * </ul>
+ */
+final class H2Dialect extends JdbcDialect {
+
+    /** Serializes schema scripts within this JVM. */
+    private static final Object SCHEMA_LOCK = new Object();
+
+    @Override
+    boolean isProduct(String lowerCaseProductName) {
+        return lowerCaseProductName.equals("h2");
+    }
+
+    @Override
+    public String scriptFolder() {
+        return "h2";
+    }
+
+    @Override
+    public String now() {
+        return "CURRENT_TIMESTAMP";
+    }
+
+    @Override
+    public String plusMillis(String timestamp) {
+        return "DATEADD(MILLISECOND, CAST(? AS BIGINT), " + timestamp + ")";
+    }
+
+    @Override
+    public int insertIfAbsent(JdbcOperations jdbc, String insert, @Nullable Object... args) {
+        try {
+            return jdbc.update(insert, args);
+        } catch (DuplicateKeyException duplicate) {
+            return 0;
+        }
+    }
+
+    @Override
+    String returning(String update, String columns) {
+        return "SELECT " + columns + " FROM FINAL TABLE (" + update + ")";
+    }
+
+    @Override
+    public <T> List<T> upsert(JdbcOperations jdbc, Upsert upsert, List<?> values, RowMapper<T> rows) {
+        // The bound values are typed in the VALUES row, since H2 cannot infer a parameter's type there.
+        String typed = upsert.bound().stream()
+                .map(column -> "CAST(? AS " + column.sql() + ")")
+                .collect(Collectors.joining(", "));
+        String matched = upsert.key().stream()
+                .map(column -> upsert.table() + "." + column + " = n." + column)
+                .collect(Collectors.joining(" AND "));
+        String replaced = upsert.replaced().stream()
+                .map(column -> column + " = n." + column)
+                .collect(Collectors.joining(", "));
+        String inserted =
+                upsert.bound().stream().map(column -> "n." + column.name()).collect(Collectors.joining(", "));
+        String sql = "SELECT " + upsert.returning() + " FROM FINAL TABLE (MERGE INTO " + upsert.table()
+                + " USING (VALUES (" + typed + ")) AS n(" + upsert.boundNames() + ") ON " + matched
+                + " WHEN MATCHED THEN UPDATE SET " + replaced + ", " + upsert.updateOnlyAssignments()
+                + " WHEN NOT MATCHED THEN INSERT (" + upsert.boundNames() + ", " + upsert.insertOnlyNames()
+                + ") VALUES (" + inserted + ", " + upsert.insertOnlyValues() + "))";
+        return jdbc.query(sql, ps -> bind(ps, values), rows);
+    }
+
+    @Override
+    public void runSchemaScript(Connection connection, SchemaScript script) throws SQLException {
+        synchronized (SCHEMA_LOCK) {
+            script.run();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "H2";
+    }
+}

@@ -1,0 +1,73 @@
+package io.timedjobs.scheduler.jdbc.database;
+
+import java.util.Objects;
+
+/**
+ * Not API: used by {@link ClusterInstance} and, for the liveness condition, by the clustered jobs'
+ * {@code JobSql}. Immutable; any thread. The statements of the instances table for one database,
+ * readable in one place.
+ *
+ * <p>Every value reaches the database as a bind parameter; only the table name and the {@link
+ * JdbcDialect}'s clock expressions are formatted in. Durations are bound as milliseconds. Times are
+ * the database's own clock, never the instance's.
+ */
+public final class InstanceSql {
+
+    private final String table;
+    private final String now;
+    private final String nowPlusMillis;
+
+    public InstanceSql(JdbcDialect dialect, TableNames tables) {
+        this.table = tables.instances();
+        this.now = dialect.now();
+        this.nowPlusMillis = dialect.nowPlusMillis();
+    }
+
+    /** Writes an instance's row, started and beating now; insert-if-absent. Binds: name. */
+    String register() {
+        return "INSERT INTO " + table + " (instance_name, started_at, heartbeat_at) VALUES (?, " + now + ", " + now
+                + ")";
+    }
+
+    /** Takes over the row left under a name (after a crash): started and beating now. Binds: name. */
+    String restart() {
+        return "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + " WHERE instance_name = ?";
+    }
+
+    /** Renews an instance's heartbeat. Binds: name. One row changed means it still had a row. */
+    String heartbeat() {
+        return "UPDATE " + table + " SET heartbeat_at = " + now + " WHERE instance_name = ?";
+    }
+
+    /** Removes the rows of instances whose heartbeat is older than now plus a (negative) delay. Binds: millis. */
+    String pruneDead() {
+        return "DELETE FROM " + table + " WHERE heartbeat_at < " + nowPlusMillis;
+    }
+
+    /** Removes an instance's row. Binds: name. */
+    String deregister() {
+        return "DELETE FROM " + table + " WHERE instance_name = ?";
+    }
+
+    /** The heartbeat of one instance, no row if it has none. Binds: name. */
+    String heartbeatOf() {
+        return "SELECT heartbeat_at FROM " + table + " WHERE instance_name = ?";
+    }
+
+    /** Every instance row, by name. Binds: none. */
+    String all() {
+        return "SELECT instance_name, started_at, heartbeat_at FROM " + table + " ORDER BY instance_name";
+    }
+
+    /**
+     * A condition, true when the instance named by {@code ownerColumn} is not alive: no row, or a
+     * heartbeat older than the lease. Binds: the lease in negative millis ({@link
+     * ClusterInstance#deadAfterMillisParameter()}). {@code ownerColumn} is SQL of our own, never user
+     * input.
+     */
+    public String isDead(String ownerColumn) {
+        Objects.requireNonNull(ownerColumn, "ownerColumn");
+        return "NOT EXISTS (SELECT 1 FROM " + table + " alive WHERE alive.instance_name = " + ownerColumn
+                + " AND alive.heartbeat_at > " + nowPlusMillis + ")";
+    }
+}

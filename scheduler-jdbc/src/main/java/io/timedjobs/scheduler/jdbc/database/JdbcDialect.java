@@ -1,0 +1,339 @@
+package io.timedjobs.scheduler.jdbc.database;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.RowMapper;
+
+/**
+ * Not API: used by the SQL of the cluster, durable and schema packages. Immutable, thread-safe: one
+ * database Timed Jobs supports, and everything in which it differs from the others. Everything
+ * else is standard SQL that every supported database runs unchanged, kept in the SQL classes of
+ * each group of tables ({@code JobSql}, {@code DurableTaskSql}, {@link InstanceSql}, {@code
+ * SchemaSql}).
+ *
+ * <p>Adding a database means adding a subclass here, listed in {@link #SUPPORTED}, and its schema
+ * scripts in its {@link #scriptFolder()}; nothing else. What a dialect decides:
+ *
+ * <ul>
+ *   <li>the database clock ({@link #now()}, {@link #plusMillis(String)}), read by {@link
+ *       #clockQuery()};
+ *   <li>insert-if-absent ({@link #insertIfAbsent});
+ *   <li>statements that change rows and return them: {@link #claim} (a bounded set of rows, locked
+ *       without waiting for other claimers), {@link #updateReturning} and {@link #upsert}. These
+ *       are run by the dialect rather than only written by it, so that a database that cannot
+ *       change and return rows in one statement (MariaDB and MySQL have no {@code RETURNING} on
+ *       {@code UPDATE}, nor {@code LIMIT} in an {@code IN} subquery) can run them as a locking
+ *       select and an update within the caller's transaction;
+ *   <li>a set of values bound as one parameter ({@link #anyOf}, bound by {@link #bind}), which a
+ *       database without arrays can write as one parameter per value;
+ *   <li>how schema scripts keep two instances from creating the tables at once ({@link
+ *       #runSchemaScript}).
+ * </ul>
+ *
+ * <p>Instants are bound as {@link OffsetDateTime} in UTC, to {@code TIMESTAMP WITH TIME ZONE}
+ * columns, truncated to microseconds (the precision both databases store), so that an instant read
+ * back equals the one written.
+ */
+public abstract class JdbcDialect {
+
+    /** PostgreSQL 12 or later. */
+    public static final JdbcDialect POSTGRESQL = new PostgresDialect();
+
+    /** H2 2.x, for development and tests. */
+    public static final JdbcDialect H2 = new H2Dialect();
+
+    /** Every supported database, in the order {@link #forProductName} tries them. */
+    private static final List<JdbcDialect> SUPPORTED = List.of(POSTGRESQL, H2);
+
+    /** Only this package adds databases. */
+    JdbcDialect() {}
+
+    /**
+     * Detects the dialect from the database the data source connects to.
+     *
+     * @throws IllegalStateException naming the database when it is not supported
+     * @throws DataAccessResourceFailureException when the database cannot be reached
+     */
+    public static JdbcDialect detect(DataSource dataSource) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        try (Connection connection = dataSource.getConnection()) {
+            DatabaseMetaData metaData = connection.getMetaData();
+            return forProductName(metaData.getDatabaseProductName());
+        } catch (SQLException ex) {
+            throw new DataAccessResourceFailureException(
+                    "Timed Jobs could not reach its database to detect which one it is", ex);
+        }
+    }
+
+    /**
+     * Returns the dialect of a database product name as JDBC reports it.
+     *
+     * @throws IllegalStateException when the product is not supported
+     */
+    public static JdbcDialect forProductName(@Nullable String productName) {
+        String name = productName == null ? "" : productName.toLowerCase(Locale.ROOT);
+        for (JdbcDialect dialect : SUPPORTED) {
+            if (dialect.isProduct(name)) {
+                return dialect;
+            }
+        }
+        throw new IllegalStateException("Timed Jobs keeps its tables in PostgreSQL or H2, but the DataSource is '"
+                + productName + "'. Mark a supported DataSource with @TimedJobsDataSource, or set"
+                + " timed-jobs.cluster.enabled=false to run every instance on its own.");
+    }
+
+    /** Whether JDBC's product name (in lower case) names this database. */
+    abstract boolean isProduct(String lowerCaseProductName);
+
+    /** Returns the folder of this database's schema scripts, for example {@code postgresql}. */
+    public abstract String scriptFolder();
+
+    /**
+     * Returns the resource path of a versioned schema script, for example {@code
+     * io/timedjobs/scheduler/jdbc/schema/postgresql/V1__timed_jobs.sql} for {@code "V1__timed_jobs.sql"}.
+     */
+    public final String schemaLocation(String scriptName) {
+        return "io/timedjobs/scheduler/jdbc/schema/" + scriptFolder() + "/" + scriptName;
+    }
+
+    /** Returns the SQL expression of the database's current time, which moves within a transaction. */
+    public abstract String now();
+
+    /**
+     * Returns an SQL expression of a timestamp expression plus a number of milliseconds given as
+     * one bind parameter (negative to go back), for example {@code plusMillis(now())} for "the
+     * database's time plus ?". {@code timestamp} is SQL of our own, never user input.
+     */
+    public abstract String plusMillis(String timestamp);
+
+    /** Returns {@link #now()} plus a number of milliseconds given as one bind parameter. */
+    public final String nowPlusMillis() {
+        return plusMillis(now());
+    }
+
+    /** Returns the query of the database's current time: one row, one column. */
+    public String clockQuery() {
+        return "SELECT " + now();
+    }
+
+    /** Returns the database's current time, read with {@link #clockQuery()}. */
+    public final Instant currentTime(JdbcOperations jdbc) {
+        OffsetDateTime value = jdbc.queryForObject(clockQuery(), OffsetDateTime.class);
+        return Objects.requireNonNull(value, "database time").toInstant();
+    }
+
+    /**
+     * Runs an {@code INSERT ... SELECT ... WHERE ...} (or {@code INSERT ... VALUES}) that must insert
+     * only when no row with the same key exists, and returns the number of rows inserted: 0 when the
+     * key already existed or the condition was false. Whoever gets 1 is the only one who ever will.
+     */
+    public abstract int insertIfAbsent(JdbcOperations jdbc, String insert, @Nullable Object... args);
+
+    /** Returns the clause that locks selected rows and skips those another transaction has locked. */
+    public String forUpdateSkipLocked() {
+        return " FOR UPDATE SKIP LOCKED";
+    }
+
+    /**
+     * Returns a condition that {@code column} equals one of a set of values, bound by {@link #bind}
+     * from one {@code String[]} of {@code count} values.
+     */
+    public String anyOf(String column, int count) {
+        return column + " = ANY(?)";
+    }
+
+    /**
+     * Claims rows: sets {@code change.set()} on at most {@code limit} rows of {@code change.table()}
+     * that meet {@code change.condition()}, the first in {@code change.order()}, skipping rows another
+     * transaction holds, and returns the changed rows' {@code change.columns()}.
+     *
+     * @param setBinds the binds of {@code change.set()}, in order
+     * @param conditionBinds the binds of {@code change.condition()}, in order
+     */
+    public <T> List<T> claim(
+            JdbcOperations jdbc,
+            RowChange change,
+            List<?> setBinds,
+            List<?> conditionBinds,
+            int limit,
+            RowMapper<T> rows) {
+        String update = "UPDATE " + change.table() + " SET " + change.set() + " WHERE id IN (SELECT id FROM "
+                + change.table() + " WHERE " + change.condition() + change.order() + " FETCH FIRST ? ROWS ONLY"
+                + forUpdateSkipLocked() + ")";
+        return jdbc.query(
+                returning(update, change.columns()),
+                ps -> bind(ps, concat(setBinds, conditionBinds, List.of(limit))),
+                rows);
+    }
+
+    /**
+     * Sets {@code change.set()} on every row of {@code change.table()} that meets {@code
+     * change.condition()} and returns the changed rows' {@code change.columns()}; {@code
+     * change.order()} is not used.
+     */
+    public <T> List<T> updateReturning(
+            JdbcOperations jdbc, RowChange change, List<?> setBinds, List<?> conditionBinds, RowMapper<T> rows) {
+        String update = "UPDATE " + change.table() + " SET " + change.set() + " WHERE " + change.condition();
+        return jdbc.query(returning(update, change.columns()), ps -> bind(ps, concat(setBinds, conditionBinds)), rows);
+    }
+
+    /** Wraps an {@code UPDATE} so that it yields the {@code columns} of the rows it changed. */
+    abstract String returning(String update, String columns);
+
+    /**
+     * Inserts one row, or updates the row with the same key, and returns the row's {@code
+     * upsert.returning()} columns.
+     *
+     * @param values the values of {@code upsert.bound()}, in order
+     */
+    public abstract <T> List<T> upsert(JdbcOperations jdbc, Upsert upsert, List<?> values, RowMapper<T> rows);
+
+    /**
+     * Runs {@code script} (the schema script, on {@code connection} with auto-commit off, ending with
+     * its commit) so that two instances starting at once against an empty database do not both
+     * create the tables: {@code CREATE TABLE IF NOT EXISTS} alone can fail when two sessions race on
+     * the same name.
+     */
+    public abstract void runSchemaScript(Connection connection, SchemaScript script) throws SQLException;
+
+    /** The schema script run by {@link #runSchemaScript}. */
+    @FunctionalInterface
+    public interface SchemaScript {
+        void run() throws SQLException;
+    }
+
+    /**
+     * Binds values in order: null as a null VARCHAR, an {@link Instant} by {@link #bind(Instant)}, a
+     * {@link Duration} as milliseconds, a {@code String[]} as the set of an {@link #anyOf}, anything
+     * else as is.
+     */
+    public void bind(PreparedStatement ps, List<?> values) throws SQLException {
+        int index = 1;
+        for (Object value : values) {
+            if (value == null) {
+                ps.setNull(index++, Types.VARCHAR);
+            } else if (value instanceof String text) {
+                ps.setString(index++, text);
+            } else if (value instanceof Instant instant) {
+                ps.setObject(index++, bind(instant));
+            } else if (value instanceof Duration duration) {
+                ps.setLong(index++, duration.toMillis());
+            } else if (value instanceof String[] set) {
+                index = bindAnyOf(ps, index, set);
+            } else {
+                ps.setObject(index++, value);
+            }
+        }
+    }
+
+    /** Binds the set of an {@link #anyOf} at {@code index}; returns the index of the next parameter. */
+    int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
+        ps.setArray(index, ps.getConnection().createArrayOf("VARCHAR", values));
+        return index + 1;
+    }
+
+    /** Returns the bind value of an instant: UTC, truncated to microseconds. */
+    public static OffsetDateTime bind(Instant instant) {
+        return instant.truncatedTo(ChronoUnit.MICROS).atOffset(ZoneOffset.UTC);
+    }
+
+    /** Returns the instant in a {@code TIMESTAMP WITH TIME ZONE} column, or null. */
+    public static @Nullable Instant readInstant(ResultSet resultSet, String column) throws SQLException {
+        OffsetDateTime value = resultSet.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+
+    private static List<Object> concat(List<?>... parts) {
+        List<Object> all = new ArrayList<>();
+        for (List<?> part : parts) {
+            all.addAll(part);
+        }
+        return all;
+    }
+
+    /**
+     * An {@code UPDATE} whose changed rows are read back, in parts that each dialect puts together
+     * its own way. Every part is SQL of our own, never user input.
+     *
+     * @param table the table, whose rows a claim tells apart by their {@code id} column
+     * @param set the assignments, without {@code SET}
+     * @param condition which rows, without {@code WHERE}
+     * @param order the order in which rows are claimed, with a leading space and {@code ORDER BY},
+     *     or empty
+     * @param columns the columns returned
+     */
+    public record RowChange(String table, String set, String condition, String order, String columns) {}
+
+    /**
+     * An insert of one row that updates the row with the same key instead when there is one, in
+     * parts. Every part is SQL of our own, never user input.
+     *
+     * @param table the table
+     * @param key the columns of the unique key, among {@code bound}
+     * @param bound the bound columns, each with its SQL type, in bind order
+     * @param insertOnly further columns, each with its SQL value, written only when inserting
+     * @param updateOnly assignments, each column with its SQL value, made only when the row exists;
+     *     the existing row's columns are qualified by the table's name
+     * @param returning the columns returned
+     */
+    public record Upsert(
+            String table,
+            List<String> key,
+            List<Column> bound,
+            List<Column> insertOnly,
+            List<Column> updateOnly,
+            String returning) {
+
+        /** A column and an SQL text that goes with it: its type, or its value. */
+        public record Column(String name, String sql) {}
+
+        String boundNames() {
+            return String.join(", ", bound.stream().map(Column::name).toList());
+        }
+
+        String insertOnlyNames() {
+            return String.join(", ", insertOnly.stream().map(Column::name).toList());
+        }
+
+        String insertOnlyValues() {
+            return String.join(", ", insertOnly.stream().map(Column::sql).toList());
+        }
+
+        /** Returns the bound columns that are not part of the key. */
+        List<String> replaced() {
+            return bound.stream()
+                    .map(Column::name)
+                    .filter(name -> !key.contains(name))
+                    .toList();
+        }
+
+        String updateOnlyAssignments() {
+            return String.join(
+                    ", ",
+                    updateOnly.stream()
+                            .map(column -> column.name() + " = " + column.sql())
+                            .toList());
+        }
+    }
+
+    /** Returns the database's name in capitals, for example {@code POSTGRESQL}. */
+    @Override
+    public abstract String toString();
+}

@@ -1,0 +1,84 @@
+package io.timedjobs.scheduler.jdbc.database;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.RowMapper;
+
+/**
+ * Immutable, thread-safe; used through {@link JdbcDialect} only. PostgreSQL 12 or later.
+ *
+ * <ul>
+ *   <li>The clock is {@code clock_timestamp()}, which moves within a transaction (unlike {@code
+ *       now()}, which stays at its start).
+ *   <li>Insert-if-absent appends {@code ON CONFLICT DO NOTHING}; an upsert is {@code INSERT ... ON
+ *       CONFLICT DO UPDATE}; changed rows come back with {@code RETURNING}.
+ *   <li>The schema script runs in one transaction that first takes a transaction-scoped advisory
+ *       lock, so that one instance creates the tables while the others wait and then find them.
+ * </ul>
+ */
+final class PostgresDialect extends JdbcDialect {
+
+    /** Key of the advisory lock that serializes schema creation ("timedjob" in ASCII). */
+    private static final long ADVISORY_LOCK_KEY = 0x74696d65646a6f62L;
+
+    @Override
+    boolean isProduct(String lowerCaseProductName) {
+        return lowerCaseProductName.contains("postgresql");
+    }
+
+    @Override
+    public String scriptFolder() {
+        return "postgresql";
+    }
+
+    @Override
+    public String now() {
+        return "clock_timestamp()";
+    }
+
+    @Override
+    public String plusMillis(String timestamp) {
+        return "(" + timestamp + " + CAST(? AS BIGINT) * INTERVAL '1 millisecond')";
+    }
+
+    @Override
+    public int insertIfAbsent(JdbcOperations jdbc, String insert, @Nullable Object... args) {
+        return jdbc.update(insert + " ON CONFLICT DO NOTHING", args);
+    }
+
+    @Override
+    String returning(String update, String columns) {
+        return update + " RETURNING " + columns;
+    }
+
+    @Override
+    public <T> List<T> upsert(JdbcOperations jdbc, Upsert upsert, List<?> values, RowMapper<T> rows) {
+        String placeholders = upsert.bound().stream().map(column -> "?").collect(Collectors.joining(", "));
+        String replaced = upsert.replaced().stream()
+                .map(column -> column + " = EXCLUDED." + column)
+                .collect(Collectors.joining(", "));
+        String sql = "INSERT INTO " + upsert.table() + " (" + upsert.boundNames() + ", " + upsert.insertOnlyNames()
+                + ") VALUES (" + placeholders + ", " + upsert.insertOnlyValues() + ") ON CONFLICT ("
+                + String.join(", ", upsert.key()) + ") DO UPDATE SET " + replaced + ", "
+                + upsert.updateOnlyAssignments() + " RETURNING " + upsert.returning();
+        return jdbc.query(sql, ps -> bind(ps, values), rows);
+    }
+
+    @Override
+    public void runSchemaScript(Connection connection, SchemaScript script) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SELECT pg_advisory_xact_lock(" + ADVISORY_LOCK_KEY + ")");
+        }
+        script.run();
+    }
+
+    @Override
+    public String toString() {
+        return "POSTGRESQL";
+    }
+}

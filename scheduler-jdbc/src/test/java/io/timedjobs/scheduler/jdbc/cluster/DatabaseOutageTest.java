@@ -1,0 +1,155 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.util.FileSystemUtils;
+
+/** The database stopped for about five seconds and started again, under two instances. */
+class DatabaseOutageTest {
+
+    private static final Duration WAIT = TestDelays.scaled(Duration.ofSeconds(40));
+
+    /** Runs of the local job, per instance. */
+    static final ConcurrentMap<String, AtomicLong> LOCAL_RUNS = new ConcurrentHashMap<>();
+
+    private final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+    private @Nullable EmbeddedPostgres postgres;
+    private @Nullable HikariDataSource dataSource;
+    private @Nullable Path directory;
+
+    @AfterEach
+    void tearDown() throws IOException {
+        instances.forEach(ConfigurableApplicationContext::close);
+        if (dataSource != null) {
+            dataSource.close();
+        }
+        if (postgres != null) {
+            postgres.close();
+        }
+        if (directory != null) {
+            FileSystemUtils.deleteRecursively(directory);
+        }
+    }
+
+    /**
+     * While the database is down, clustered fires are skipped and counted, the local job keeps
+     * running, and the outage is logged once; when it is back, every fire again runs once.
+     */
+    @Test
+    void shouldSkipClusteredFiresAndKeepLocalJobsDuringAnOutage() throws IOException {
+        directory = Files.createTempDirectory("timed-jobs-outage");
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        postgres = start(directory, port);
+        dataSource = TestDatabases.pooled("jdbc:postgresql://localhost:" + port + "/postgres");
+        new SchemaInitializer(ClusterDatabase.of(dataSource, TableNames.defaults()))
+                .initialize(SchemaInitializer.Mode.ALWAYS);
+        RunLog log = new RunLog();
+        TestInstance.Settings settings = TestInstance.Settings.shrunk();
+        List<ClusteredJobs> jobs = new ArrayList<>();
+        for (String name : List.of("a", "b")) {
+            ConfigurableApplicationContext context =
+                    TestInstance.start(dataSource, name, Duration.ZERO, settings, log, OutageJobs.class);
+            instances.add(context);
+            jobs.add(context.getBean(ClusteredJobs.class));
+        }
+        await().atMost(WAIT).until(() -> log.fires("cron").size() >= 2);
+
+        postgres.close();
+        postgres = null;
+        long localA = LOCAL_RUNS.get("a").get();
+        long localB = LOCAL_RUNS.get("b").get();
+        // About five seconds: five fires each instance could not record.
+        await().atMost(WAIT).until(() -> skippedDown(jobs) >= 10);
+        assertThat(LOCAL_RUNS.get("a").get())
+                .as("local job on a during the outage")
+                .isGreaterThan(localA + 5);
+        assertThat(LOCAL_RUNS.get("b").get())
+                .as("local job on b during the outage")
+                .isGreaterThan(localB + 5);
+        assertThat(jobs).allSatisfy(j -> {
+            assertThat(j.outages().inOutage()).isTrue();
+            assertThat(j.outages().outageCount()).as("outages logged").isEqualTo(1);
+        });
+
+        postgres = start(directory, port);
+        Instant restarted = Instant.now();
+        await().atMost(WAIT)
+                .until(() ->
+                        log.fires("cron").stream().filter(restarted::isBefore).count() >= 3);
+
+        assertThat(log.runsPerFire("cron").values()).allMatch(count -> count == 1);
+        List<Instant> after =
+                log.fires("cron").stream().filter(restarted::isBefore).toList();
+        for (int i = 1; i < after.size(); i++) {
+            assertThat(Duration.between(after.get(i - 1), after.get(i))).isEqualTo(Duration.ofSeconds(1));
+        }
+        assertThat(jobs).allSatisfy(j -> assertThat(j.outages().outageCount()).isEqualTo(1));
+        await().atMost(WAIT)
+                .until(() -> jobs.stream().noneMatch(j -> j.outages().inOutage()));
+    }
+
+    private static long skippedDown(List<ClusteredJobs> jobs) {
+        return jobs.stream()
+                .mapToLong(j -> j.stats().firesSkipped(ClusterJobStats.SkipReason.DATABASE_DOWN))
+                .sum();
+    }
+
+    private static EmbeddedPostgres start(Path directory, int port) throws IOException {
+        return EmbeddedPostgres.builder()
+                .setDataDirectory(directory)
+                .setCleanDataDirectory(false)
+                .setPort(port)
+                .start();
+    }
+
+    /** A clustered cron job every second and a local job every 200 ms. */
+    static class OutageJobs {
+        private final RunLog log;
+        private final String instance;
+
+        OutageJobs(RunLog log, String instanceName) {
+            this.log = log;
+            this.instance = instanceName;
+            LOCAL_RUNS.put(instanceName, new AtomicLong());
+        }
+
+        @Scheduled(cron = "* * * * * *")
+        void cron() {
+            log.record("cron", instance, System.nanoTime());
+        }
+
+        @RunOnEveryInstance
+        @Scheduled(fixedRate = 200)
+        void local() {
+            LOCAL_RUNS.get(instance).incrementAndGet();
+        }
+    }
+}

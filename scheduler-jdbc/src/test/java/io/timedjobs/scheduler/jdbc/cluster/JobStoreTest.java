@@ -1,0 +1,140 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/** The SQL of clustered jobs, one decision at a time, on both databases; instances a and b take turns. */
+class JobStoreTest {
+
+    private static final Duration HORIZON = Duration.ofMinutes(1);
+    private static final Duration LONG = Duration.ofMinutes(10);
+
+    private record Fixture(JdbcTemplate jdbc, JobStore a, JobStore b, ClusterInstance instanceA) {}
+
+    private static Fixture fixture(TestDatabases.Kind kind) {
+        DataSource dataSource = OncePerFireTest.createTables(kind);
+        ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
+        ClusterInstance a = new ClusterInstance(
+                database.jdbc(), database.dialect(), database.tables(), "a", Duration.ofSeconds(30));
+        ClusterInstance b = new ClusterInstance(
+                database.jdbc(), database.dialect(), database.tables(), "b", Duration.ofSeconds(30));
+        a.register();
+        b.register();
+        return new Fixture(database.jdbc(), new JobStore(database, a), new JobStore(database, b), a);
+    }
+
+    private static Instant now(Fixture f) {
+        return f.jdbc()
+                .queryForObject("SELECT CURRENT_TIMESTAMP", OffsetDateTime.class)
+                .toInstant();
+    }
+
+    /** A fire is recorded once; fires beyond the horizon, past or future, are refused; pruning deletes old records. */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldRecordEachFireOnceWithinTheHorizon(TestDatabases.Kind kind) {
+        Fixture f = fixture(kind);
+        Instant fire = now(f).truncatedTo(ChronoUnit.SECONDS);
+
+        assertThat(f.a().recordFire("job", fire, HORIZON)).isTrue();
+        assertThat(f.b().recordFire("job", fire, HORIZON)).isFalse();
+        assertThat(f.a().recordFire("job", fire, HORIZON)).isFalse();
+        assertThat(f.b().recordFire("job", fire.plusSeconds(1), HORIZON)).isTrue();
+        assertThat(f.a().recordFire("job", fire.minus(HORIZON).minusSeconds(5), HORIZON))
+                .isFalse();
+        assertThat(f.a().recordFire("job", fire.plus(HORIZON).plusSeconds(5), HORIZON))
+                .isFalse();
+
+        f.jdbc()
+                .update(
+                        "INSERT INTO timed_jobs_fires (job_name, fire_at, instance_name, recorded_at) VALUES (?, ?, 'a', ?)",
+                        "job",
+                        JdbcDialect.bind(fire.minus(Duration.ofMinutes(5))),
+                        JdbcDialect.bind(fire));
+        assertThat(f.a().pruneFires(HORIZON.multipliedBy(2))).isEqualTo(1);
+        assertThat(f.jdbc().queryForObject("SELECT COUNT(*) FROM timed_jobs_fires", Integer.class))
+                .isEqualTo(2);
+    }
+
+    /** The run lease is exclusive, released by its holder, and taken over once expired or its holder is dead. */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldHandOverTheRunLeaseOnlyWhenFreeExpiredOrDead(TestDatabases.Kind kind) {
+        Fixture f = fixture(kind);
+        f.a().register("job", "cron", "* * * * * *", "UTC", null, null);
+
+        assertThat(f.a().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.TAKEN);
+        assertThat(f.b().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.BUSY);
+        f.a().releaseLease("job");
+        assertThat(f.b().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.TAKEN);
+
+        // b's run is past its maximum run time.
+        f.jdbc().update("UPDATE timed_jobs_jobs SET lease_until = ?", JdbcDialect.bind(now(f).minusSeconds(1)));
+        assertThat(f.a().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.TAKEN_OVER);
+
+        // a dies: no heartbeat for longer than the lease.
+        f.jdbc()
+                .update(
+                        "UPDATE timed_jobs_instances SET heartbeat_at = ? WHERE instance_name = 'a'",
+                        JdbcDialect.bind(now(f).minusSeconds(31)));
+        assertThat(f.b().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.TAKEN_OVER);
+        f.instanceA().heartbeat();
+        assertThat(f.a().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.BUSY);
+    }
+
+    /**
+     * A fixed-delay fire is claimed once, only when due; completion sets the next fire a delay
+     * after it; a dead holder's run is ended as if completed, without running its fire again.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldClaimFixedDelayFiresOnceAndRecoverFromADeadHolder(TestDatabases.Kind kind) {
+        Fixture f = fixture(kind);
+        Instant start = now(f).plusSeconds(30);
+        JobStore.JobRow row = f.a().register("job", "fixed-delay", "PT1S", null, null, start);
+        Instant first = row.nextFireAt();
+        assertThat(first).isEqualTo(start.truncatedTo(ChronoUnit.MICROS));
+
+        assertThat(f.a().claimDelayedFire("job", first, Duration.ZERO, LONG))
+                .as("not due yet")
+                .isFalse();
+        f.jdbc().update("UPDATE timed_jobs_jobs SET next_fire_at = ?", JdbcDialect.bind(now(f).minusMillis(10)));
+        Instant due = f.a().read("job").nextFireAt();
+        assertThat(f.b().claimDelayedFire("job", due, Duration.ZERO, LONG)).isTrue();
+        assertThat(f.a().claimDelayedFire("job", due, Duration.ZERO, LONG)).isFalse();
+        assertThat(f.a().read("job").leaseOwner()).isEqualTo("b");
+        assertThat(f.a().expireDelayedRun("job", "b", Duration.ofSeconds(1)))
+                .as("b is alive")
+                .isFalse();
+
+        f.b().completeDelayedFire("job", Duration.ofSeconds(5));
+        JobStore.JobRow completed = f.a().read("job");
+        assertThat(completed.leaseOwner()).isNull();
+        assertThat(Duration.between(now(f), completed.nextFireAt()))
+                .isBetween(Duration.ofSeconds(3), Duration.ofSeconds(5));
+
+        f.jdbc().update("UPDATE timed_jobs_jobs SET next_fire_at = ?", JdbcDialect.bind(now(f).minusMillis(10)));
+        assertThat(f.b().claimDelayedFire("job", f.a().read("job").nextFireAt(), Duration.ZERO, LONG))
+                .isTrue();
+        f.jdbc().update("DELETE FROM timed_jobs_instances WHERE instance_name = 'b'");
+        assertThat(f.a().expireDelayedRun("job", "b", Duration.ofSeconds(5)))
+                .as("b is dead")
+                .isTrue();
+        JobStore.JobRow recovered = f.a().read("job");
+        assertThat(recovered.leaseOwner()).isNull();
+        assertThat(recovered.nextFireAt()).isAfter(now(f).plusSeconds(3));
+    }
+}

@@ -1,0 +1,112 @@
+package io.timedjobs.scheduler.testsupport;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * For tests, thread-safe: one embedded PostgreSQL per test JVM, started on first use and stopped
+ * when the JVM exits, with a fresh database per caller; and fresh in-memory H2 databases.
+ *
+ * <p>Its libraries (io.zonky's embedded PostgreSQL, HikariCP, H2, spring-jdbc) are optional
+ * dependencies of this module: a module that calls it declares them in its own test scope, with
+ * the PostgreSQL binaries and driver.
+ */
+public final class TestDatabases {
+
+    private static final AtomicInteger COUNTER = new AtomicInteger();
+
+    private static @Nullable EmbeddedPostgres postgres;
+
+    private TestDatabases() {}
+
+    /** The databases the module supports, for parameterized tests. */
+    public enum Kind {
+        POSTGRESQL,
+        H2;
+
+        /** Returns a new, empty database of this kind. */
+        public DataSource newDatabase() {
+            return this == POSTGRESQL ? newPostgres() : newH2();
+        }
+    }
+
+    /** Returns a new, empty database on the shared embedded PostgreSQL. */
+    public static DataSource newPostgres() {
+        EmbeddedPostgres server = server();
+        String name = "timed_jobs_test_" + COUNTER.incrementAndGet();
+        new JdbcTemplate(server.getPostgresDatabase()).execute("CREATE DATABASE " + name);
+        return pooled(server.getJdbcUrl("postgres", name));
+    }
+
+    /**
+     * Returns a small pool on a JDBC URL, which gives up on a connection after 1 s, so that a
+     * database that is down fails calls quickly instead of holding them.
+     */
+    public static HikariDataSource pooled(String url) {
+        return pooled(url, 1000);
+    }
+
+    /**
+     * Returns a small pool on a JDBC URL that waits up to the given time for a connection: for
+     * processes that start while the machine is busy and test no outage.
+     */
+    public static HikariDataSource pooled(String url, long connectionTimeoutMillis) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername("postgres");
+        config.setMaximumPoolSize(8);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(connectionTimeoutMillis);
+        config.setValidationTimeout(500);
+        config.setInitializationFailTimeout(-1);
+        return new HikariDataSource(config);
+    }
+
+    /** Returns a new, empty in-memory H2 database, kept until the JVM exits. */
+    public static DataSource newH2() {
+        JdbcDataSource dataSource = new JdbcDataSource();
+        dataSource.setURL("jdbc:h2:mem:timed_jobs_test_" + COUNTER.incrementAndGet() + ";DB_CLOSE_DELAY=-1");
+        dataSource.setUser("sa");
+        return dataSource;
+    }
+
+    /** Returns the shared server's port, for URLs given to other processes. */
+    public static int postgresPort() {
+        return server().getPort();
+    }
+
+    /** Returns the name of a fresh database on the shared server, for URLs given to other processes. */
+    public static String newPostgresDatabaseName() {
+        String name = "timed_jobs_test_" + COUNTER.incrementAndGet();
+        new JdbcTemplate(server().getPostgresDatabase()).execute("CREATE DATABASE " + name.toLowerCase(Locale.ROOT));
+        return name;
+    }
+
+    private static synchronized EmbeddedPostgres server() {
+        if (postgres == null) {
+            try {
+                EmbeddedPostgres started = EmbeddedPostgres.builder().start();
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    try {
+                        started.close();
+                    } catch (IOException ignored) {
+                        // the JVM is exiting
+                    }
+                }));
+                postgres = started;
+            } catch (IOException ex) {
+                throw new UncheckedIOException("Embedded PostgreSQL did not start", ex);
+            }
+        }
+        return postgres;
+    }
+}
