@@ -36,7 +36,10 @@ final class TimedJobsPeer implements ClusterPeer {
     public void start(List<DataSource> instances, Executions executions) {
         first = instances.get(0);
         ClusterDatabase database = ClusterDatabase.of(first, TableNames.defaults());
-        for (String table : database.tables().all()) {
+        for (String table : java.util.stream.Stream.concat(
+                        database.tables().all().stream(),
+                        java.util.stream.Stream.of(database.tables().schemaVersion()))
+                .toList()) {
             database.jdbc().execute("drop table if exists " + table);
         }
         new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);

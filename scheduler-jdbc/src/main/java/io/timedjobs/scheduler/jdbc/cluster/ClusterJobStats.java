@@ -23,7 +23,12 @@ public final class ClusterJobStats {
         /** The job's previous run still holds its run lease, on this or another instance. */
         RUNNING,
         /** The job is paused on every instance (its row's {@code paused} flag). */
-        PAUSED
+        PAUSED,
+        /**
+         * The cluster fires another definition of the job (a later deploy changed its schedule), so
+         * this instance stands by.
+         */
+        SUPERSEDED
     }
 
     private final LongAdder won = new LongAdder();

@@ -28,6 +28,15 @@ import org.springframework.scheduling.TriggerContext;
  * whether this instance gets that fire. When there is no fire to try (the job's row could not be
  * written yet, or a fixed-delay job runs elsewhere), the trigger returns a wake-up one poll
  * interval ahead and the run does nothing.
+ *
+ * <p>Definitions that change from one deploy to the next. The job's row names the one definition
+ * (kind, schedule, zone, initial delay: {@link JobDefinition}) that fires, and the database records
+ * a fire only under it, so at every moment one definition fires across the cluster. At start-up an
+ * instance whose definition differs from the row's takes the job over when its definition is one
+ * the job never had before the current one (a new deploy: it switches when the first instance
+ * carrying it starts). A definition the job had before (an old instance restarting during a
+ * rollout, or a roll-back) takes over only once no live instance carries the current one. An
+ * instance that does not take over stands by, says so once, and looks again every poll interval.
  */
 abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJob {
 
@@ -59,13 +68,42 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     /** Whether the job's row is written and read. */
     private volatile boolean registered;
 
-    /** Whether this instance must not run the job at all (its definition conflicts with the row's). */
-    private volatile boolean disabled;
+    /** Why this instance stands by (another definition of the job fires), or null while it fires it. */
+    private volatile @Nullable String standby;
+
+    /** Whether the row was last seen fencing off instances of schema version 1; see JobSql#takeOver. */
+    private volatile boolean fenced;
+
+    /** This instance's definition of the job, and its key; set by the subclass's constructor. */
+    private @Nullable JobDefinition definition;
+
+    private @Nullable String key;
 
     protected ClusteredJob(String name, Runnable task, Context context) {
         this.name = name;
         this.task = task;
         this.context = context;
+    }
+
+    /** Sets this instance's definition of the job; called once by each subclass's constructor. */
+    protected final void define(JobDefinition definition) {
+        this.definition = definition;
+        this.key = definition.key();
+    }
+
+    /** Returns this instance's definition of the job. */
+    final JobDefinition definition() {
+        return java.util.Objects.requireNonNull(definition, "define() not called");
+    }
+
+    /** Returns the key of this instance's definition. */
+    protected final String key() {
+        return java.util.Objects.requireNonNull(key, "define() not called");
+    }
+
+    /** Returns why this instance does not fire the job, or null while it does (or may). */
+    public @Nullable String refusal() {
+        return standby;
     }
 
     /** Returns the job's name. */
@@ -90,19 +128,22 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     @Override
     public final @Nullable Instant nextExecution(TriggerContext triggerContext) {
-        if (!registered) {
+        if (!registered || standby != null) {
             try {
-                registered = register();
+                if (registered) {
+                    JobStore.JobRow row = context.store().read(name);
+                    registered = row != null && settle(row);
+                } else {
+                    registered =
+                            settle(context.store().register(name, definition(), proposedAnchor(), proposedNextFire()));
+                }
                 context.outages().succeeded();
             } catch (DataAccessException ex) {
                 context.outages().failed("registration of job " + name, ex);
             }
-            if (!registered) {
+            if (!registered || standby != null) {
                 return wakeUp();
             }
-        }
-        if (disabled) {
-            return null;
         }
         Instant fire = nextFire();
         pendingFire = fire;
@@ -111,9 +152,6 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     private @Nullable Instant wakeUp() {
         pendingFire = null;
-        if (disabled) {
-            return null;
-        }
         return context.clock().localClock().instant().plus(context.pollInterval());
     }
 
@@ -128,22 +166,107 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     }
 
     /**
-     * Writes the job's row if needed and checks this instance's definition against it; returns
-     * false if it should be tried again later. Calls {@link #disable(String)} on a conflict.
+     * Decides from the job's row whether this instance fires the job, taking it over or standing by
+     * as the class comment says; returns false to look again a poll interval later.
      */
-    protected abstract boolean register();
+    private boolean settle(JobStore.JobRow read) {
+        JobStore store = context.store();
+        JobDefinition mine = definition();
+        JobStore.JobRow row = read;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            fenced = row.fenced();
+            if (key().equals(row.definitionKey())) {
+                if (standby != null) {
+                    logger.info("Clustered job " + name + " fires on this instance again, by " + mine.text());
+                }
+                standby = null;
+                return accept(row);
+            }
+            String current = row.definitionKey();
+            if (current == null && mine.matchesVersion1Row(row.kind(), row.schedule(), row.timeZone())) {
+                store.adopt(name, mine);
+            } else if (mayTakeOver(row)) {
+                if (store.takeOver(name, mine, proposedAnchor(), proposedNextFire(), current)) {
+                    logger.info("Clustered job " + name + " now fires by " + mine.text() + ", this instance's"
+                            + " definition (it was " + describe(row)
+                            + "); instances carrying the old one stop firing it");
+                }
+            } else {
+                standBy(row);
+                return true;
+            }
+            JobStore.JobRow again = store.read(name);
+            if (again == null) {
+                return false;
+            }
+            row = again;
+        }
+        return false; // others changed the row meanwhile: settle a poll interval later
+    }
+
+    /**
+     * Whether this instance may make its definition the job's: always when the job never had it
+     * before its current one (a new deploy, or a row of schema version 1 holding another one); else
+     * only when no live instance carries the current one.
+     */
+    private boolean mayTakeOver(JobStore.JobRow row) {
+        String current = row.definitionKey();
+        if (current == null) {
+            return true;
+        }
+        JobStore.RecordedDefinition mine = context.store().definition(name, key());
+        if (mine == null || mine.firstSeenAt().isAfter(row.definedAt())) {
+            return true;
+        }
+        return context.store().liveCarriers(name, current) == 0;
+    }
+
+    /** Stands by while another definition fires, saying so once. */
+    protected final void standBy(JobStore.JobRow row) {
+        String reason = "the cluster fires it by " + describe(row) + " (since " + row.definedAt()
+                + (row.definedBy() == null ? "" : ", set by instance " + row.definedBy()) + "), not by "
+                + definition().text() + " as this instance's code says; this instance takes it back only when no"
+                + " live instance carries that definition";
+        if (standby == null) {
+            logger.warn("Clustered job " + name + " does not fire on this instance: " + reason);
+        }
+        standby = reason;
+        pendingFire = null;
+    }
+
+    private String describe(JobStore.JobRow row) {
+        String current = row.definitionKey();
+        JobStore.RecordedDefinition recorded =
+                current == null ? null : context.store().definition(name, current);
+        if (recorded != null) {
+            return recorded.text();
+        }
+        return new JobDefinition(row.kind(), row.schedule(), row.timeZone(), java.time.Duration.ZERO).text();
+    }
+
+    /** Returns the anchor to record when this instance defines the job now; null but for fixed rate. */
+    protected @Nullable Instant proposedAnchor() {
+        return null;
+    }
+
+    /** Returns the next fire to record when this instance defines the job now; null but for fixed delay. */
+    protected @Nullable Instant proposedNextFire() {
+        return null;
+    }
+
+    /**
+     * Takes in the row once it holds this instance's definition; returns false if it should be
+     * looked at again later.
+     */
+    protected boolean accept(JobStore.JobRow row) {
+        return true;
+    }
 
     /** Returns the next nominal fire to try, in database time, or null to look again later. */
     protected abstract @Nullable Instant nextFire();
 
     /** Tries the fire and runs the task if this instance gets it. */
     protected abstract void runFire(Instant fire);
-
-    /** Stops this instance from running the job, logging why once. */
-    protected final void disable(String reason) {
-        disabled = true;
-        logger.error("Clustered job " + name + " will not run on this instance: " + reason);
-    }
 
     /**
      * The fire protocol of cron and fixed-rate jobs: record the fire (whoever records it runs it;
@@ -154,14 +277,11 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         ClusterJobStats stats = context.stats();
         long start = System.nanoTime();
         try {
-            if (!store.recordFire(name, fire, context.fireHorizon())) {
+            liftFenceIfDue();
+            if (!store.recordFire(name, key(), fire, context.fireHorizon())) {
                 stats.claimed(System.nanoTime() - start);
-                boolean tooOld = fire.isBefore(context.clock().now().minus(context.fireHorizon()));
-                // The reason costs a read only on this path: a fire that is recorded costs none.
-                SkipReason reason =
-                        tooOld ? SkipReason.HORIZON : store.isPaused(name) ? SkipReason.PAUSED : SkipReason.LOST;
                 context.outages().succeeded();
-                stats.skipped(reason);
+                stats.skipped(whyNotRecorded(fire));
                 return;
             }
             JobStore.Lease lease = store.acquireLease(name, context.maxRunTime());
@@ -188,6 +308,40 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             } catch (DataAccessException ex) {
                 context.outages().failed("release of job " + name, ex);
             }
+        }
+    }
+
+    /**
+     * Returns why a fire was not recorded; the reason costs a read only on this path, a fire that is
+     * recorded costs none. Stands by when another definition of the job fires now.
+     */
+    protected final SkipReason whyNotRecorded(Instant fire) {
+        if (fire.isBefore(context.clock().now().minus(context.fireHorizon()))) {
+            return SkipReason.HORIZON;
+        }
+        JobStore.JobRow row = context.store().read(name);
+        if (row != null && !key().equals(row.definitionKey())) {
+            standBy(row);
+            return SkipReason.SUPERSEDED;
+        }
+        return row != null && row.paused() ? SkipReason.PAUSED : SkipReason.LOST;
+    }
+
+    /**
+     * While the row fences off instances of schema version 1 after a definition change, tries to
+     * lift the fence once per fire: it goes once none of them is alive.
+     */
+    protected final void liftFenceIfDue() {
+        if (!fenced) {
+            return;
+        }
+        if (context.store().liftFence(name)) {
+            fenced = false;
+            logger.info("Clustered job " + name + ": no instance of schema version 1 is left, so its pause flag is"
+                    + " the job's pause again");
+        } else {
+            JobStore.JobRow row = context.store().read(name);
+            fenced = row != null && row.fenced(); // another instance may have lifted it
         }
     }
 

@@ -9,8 +9,8 @@ import org.springframework.scheduling.support.CronExpression;
 
 /**
  * A clustered cron job; thread rule of {@link ClusteredJob}. Fires are the instants of the cron
- * expression in the shared zone, which is recorded with the job: an instance whose zone differs
- * would fire at other instants, so it runs nothing of the job and says so.
+ * expression in its zone; expression and zone are its definition, so a deploy that changes either
+ * switches the job to the new one (see {@link ClusteredJob}).
  */
 final class CronJob extends ClusteredJob {
 
@@ -23,16 +23,7 @@ final class CronJob extends ClusteredJob {
         this.expression = Objects.requireNonNull(expression, "expression");
         this.cron = CronExpression.parse(expression);
         this.zone = Objects.requireNonNull(zone, "zone");
-    }
-
-    @Override
-    protected boolean register() {
-        JobStore.JobRow row = context.store().register(name, "cron", expression, zone.getId(), null, null);
-        if (!zone.getId().equals(row.timeZone())) {
-            disable("its cron zone here is " + zone.getId() + " but the job is recorded with " + row.timeZone()
-                    + "; set timed-jobs.cluster.time-zone (or the zone of @Scheduled) alike on every instance");
-        }
-        return true;
+        define(new JobDefinition("cron", expression, zone.getId(), java.time.Duration.ZERO));
     }
 
     @Override

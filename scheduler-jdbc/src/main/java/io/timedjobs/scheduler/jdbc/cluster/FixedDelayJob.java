@@ -48,13 +48,12 @@ final class FixedDelayJob extends ClusteredJob {
         if (delay.isNegative() || delay.isZero()) {
             throw new IllegalArgumentException("delay must be positive, was " + delay);
         }
+        define(JobDefinition.of("fixed-delay", delay.toString(), null, initialDelay));
     }
 
     @Override
-    protected boolean register() {
-        Instant first = context.clock().now().plus(initialDelay);
-        context.store().register(name, "fixed-delay", delay.toString(), null, null, first);
-        return true;
+    protected @Nullable Instant proposedNextFire() {
+        return context.clock().now().plus(initialDelay);
     }
 
     @Override
@@ -62,12 +61,12 @@ final class FixedDelayJob extends ClusteredJob {
         JobStore store = context.store();
         try {
             JobStore.JobRow row = store.read(name);
-            if (row == null) {
-                register();
-                row = store.read(name);
-            }
             context.outages().succeeded();
             if (row == null) {
+                return null;
+            }
+            if (!key().equals(row.definitionKey())) {
+                standBy(row); // another definition fires now: the trigger looks again a poll later
                 return null;
             }
             paused = row.paused();
@@ -102,17 +101,18 @@ final class FixedDelayJob extends ClusteredJob {
         JobStore store = context.store();
         long start = System.nanoTime();
         try {
+            liftFenceIfDue();
             boolean claimed = store.claimDelayedFire(
-                    name, fire, EARLY.plus(context.clock().error()), context.maxRunTime());
+                    name, key(), fire, EARLY.plus(context.clock().error()), context.maxRunTime());
             context.stats().claimed(System.nanoTime() - start);
             context.outages().succeeded();
             if (!claimed) {
                 context.stats().skipped(SkipReason.LOST);
                 return;
             }
-            if (!store.recordFire(name, fire, context.fireHorizon())) {
+            if (!store.recordFire(name, key(), fire, context.fireHorizon())) {
                 // Recorded before: never run a fire twice, even if the row said otherwise.
-                store.completeDelayedFire(name, delay);
+                store.completeDelayedFire(name, key(), delay);
                 context.stats().skipped(SkipReason.LOST);
                 return;
             }
@@ -126,7 +126,7 @@ final class FixedDelayJob extends ClusteredJob {
             runTask(fire);
         } finally {
             try {
-                store.completeDelayedFire(name, delay);
+                store.completeDelayedFire(name, key(), delay);
             } catch (DataAccessException ex) {
                 context.outages().failed("completion of job " + name, ex);
             }

@@ -37,14 +37,22 @@ final class FixedRateJob extends ClusteredJob {
         if (period.isNegative() || period.isZero()) {
             throw new IllegalArgumentException("period must be positive, was " + period);
         }
+        define(JobDefinition.of("fixed-rate", period.toString(), null, initialDelay));
     }
 
     @Override
-    protected boolean register() {
-        Instant proposed = context.clock().now().plus(initialDelay);
-        JobStore.JobRow row = context.store().register(name, "fixed-rate", period.toString(), null, proposed, null);
-        anchor = row.anchorAt();
-        return row.anchorAt() != null;
+    protected @Nullable Instant proposedAnchor() {
+        return context.clock().now().plus(initialDelay);
+    }
+
+    @Override
+    protected boolean accept(JobStore.JobRow row) {
+        Instant recorded = row.anchorAt();
+        if (recorded != null && !recorded.equals(anchor)) {
+            lastFire = null; // a new grid: its fires, not the old grid's, come next
+        }
+        anchor = recorded;
+        return recorded != null;
     }
 
     @Override

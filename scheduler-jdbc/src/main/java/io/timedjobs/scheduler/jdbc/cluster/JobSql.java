@@ -17,6 +17,13 @@ import io.timedjobs.scheduler.jdbc.database.TableNames;
  * row records who ran (job, nominal instant). A lease counts as expired when its time has passed or
  * its owner is not alive by the instances table ({@link InstanceSql#isDead}, whose bind is the lease
  * in negative millis, written "dead after" below).
+ *
+ * <p>Definitions (schema version 2): the row's {@code definition_key} names the one definition of the
+ * job that fires; a fire is recorded, and a fixed-delay fire claimed, only under that key, so the
+ * database refuses the fires of any other definition whatever its instances do. {@code user_paused}
+ * is the pause; {@code paused} is what instances of schema version 1 obey (the pause, or true while
+ * {@code fenced} keeps them from firing a definition the job no longer has). Paused below means
+ * {@code COALESCE(user_paused, paused)}, for rows no version 2 instance has touched yet.
  */
 final class JobSql {
 
@@ -25,6 +32,13 @@ final class JobSql {
     private final String now;
     private final String nowPlus;
     private final String ownerIsDead;
+    private final String definitions;
+    private final String carriers;
+    private final String carrierIsDead;
+    private final String version1Alive;
+
+    /** Paused, for rows that version 1 instances wrote and rows of version 2 alike. */
+    private static final String PAUSED = "COALESCE(user_paused, paused)";
 
     JobSql(JdbcDialect dialect, TableNames tables, InstanceSql instances) {
         this.jobs = tables.jobs();
@@ -32,15 +46,89 @@ final class JobSql {
         this.now = dialect.now();
         this.nowPlus = dialect.nowPlusMillis();
         this.ownerIsDead = instances.isDead("lease_owner");
+        this.definitions = tables.jobDefinitions();
+        this.carriers = tables.jobCarriers();
+        this.carrierIsDead = instances.isDead("c.instance_name");
+        this.version1Alive = instances.version1Alive();
     }
 
     /**
-     * Writes a job's row, created now; insert-if-absent. Binds: job, kind, schedule, time zone, anchor,
-     * next fire.
+     * Writes a job's row, created and defined now by an instance; insert-if-absent. Binds: job, kind,
+     * schedule, time zone, anchor, next fire, definition key, instance.
      */
     String register() {
-        return "INSERT INTO " + jobs + " (job_name, kind, schedule, time_zone, anchor_at, next_fire_at, created_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?, " + now + ")";
+        return "INSERT INTO " + jobs + " (job_name, kind, schedule, time_zone, anchor_at, next_fire_at, created_at,"
+                + " definition_key, defined_at, defined_by, user_paused, paused, fenced)"
+                + " VALUES (?, ?, ?, ?, ?, ?, " + now + ", ?, " + now + ", ?, FALSE, FALSE, FALSE)";
+    }
+
+    /**
+     * Records a definition of a job, first seen now; insert-if-absent. Binds: job, definition key,
+     * definition text.
+     */
+    String recordDefinition() {
+        return "INSERT INTO " + definitions + " (job_name, definition_key, definition, first_seen_at) VALUES (?, ?, ?, "
+                + now + ")";
+    }
+
+    /** A definition of a job: its text and when it was first seen. Binds: job, definition key. */
+    String readDefinition() {
+        return "SELECT definition, first_seen_at FROM " + definitions + " WHERE job_name = ? AND definition_key = ?";
+    }
+
+    /** Forgets which definition of a job an instance carries. Binds: job, instance. */
+    String dropCarrier() {
+        return "DELETE FROM " + carriers + " WHERE job_name = ? AND instance_name = ?";
+    }
+
+    /** Notes the definition of a job an instance carries. Binds: job, instance, definition key. */
+    String carry() {
+        return "INSERT INTO " + carriers + " (job_name, instance_name, definition_key) VALUES (?, ?, ?)";
+    }
+
+    /**
+     * How many live instances other than one carry a definition of a job. Binds: job, definition key,
+     * instance, dead after.
+     */
+    String liveCarriers() {
+        return "SELECT COUNT(*) FROM " + carriers + " c WHERE c.job_name = ? AND c.definition_key = ?"
+                + " AND c.instance_name <> ? AND NOT " + carrierIsDead;
+    }
+
+    /**
+     * Gives a row written by a version 1 instance the key of the definition it holds, keeping its
+     * pause, when its kind, schedule and zone are the caller's. Binds: definition key, instance, job,
+     * kind, schedule, time zone or the empty string.
+     */
+    String adopt() {
+        return "UPDATE " + jobs + " SET definition_key = ?, defined_at = " + now + ", defined_by = ?,"
+                + " user_paused = paused WHERE job_name = ? AND definition_key IS NULL AND kind = ? AND schedule = ?"
+                + " AND COALESCE(time_zone, '') = ?";
+    }
+
+    /**
+     * Makes a definition the job's, from now, if the row still holds the definition the caller read
+     * (compare-and-set on the key, the empty string for none): its schedule, a new anchor or next
+     * fire, and the pause kept. While a version 1 instance is alive, it is fenced off: paused is set
+     * for it, since it would go on firing the definition it has. {@code paused} is assigned first, so
+     * that it reads the old values on every database. Binds: dead after, kind, schedule, time zone,
+     * anchor, next fire, definition key, instance, dead after, job, key read.
+     */
+    String takeOver() {
+        return "UPDATE " + jobs + " SET paused = (" + PAUSED + " OR " + version1Alive + "),"
+                + " user_paused = " + PAUSED + ", kind = ?, schedule = ?, time_zone = ?, anchor_at = ?,"
+                + " next_fire_at = ?, definition_key = ?, defined_at = " + now + ", defined_by = ?,"
+                + " fenced = " + version1Alive
+                + " WHERE job_name = ? AND COALESCE(definition_key, '') = ?";
+    }
+
+    /**
+     * Lifts the fence of a changed definition once no version 1 instance is alive: paused is the
+     * pause again. Binds: job, dead after. One row changed means it was lifted.
+     */
+    String liftFence() {
+        return "UPDATE " + jobs + " SET paused = COALESCE(user_paused, FALSE), fenced = FALSE WHERE job_name = ?"
+                + " AND fenced AND NOT " + version1Alive;
     }
 
     /** Fills in a fixed-rate job's anchor if its row lacks one. Binds: anchor, job. */
@@ -56,29 +144,35 @@ final class JobSql {
 
     /** A job's row. Binds: job. */
     String read() {
-        return "SELECT kind, schedule, time_zone, anchor_at, next_fire_at, lease_owner, lease_until, paused FROM "
-                + jobs + " WHERE job_name = ?";
+        return "SELECT kind, schedule, time_zone, anchor_at, next_fire_at, lease_owner, lease_until, " + PAUSED
+                + " AS paused, definition_key, defined_at, defined_by, fenced, created_at FROM " + jobs
+                + " WHERE job_name = ?";
     }
 
-    /** Pauses or resumes a job on every instance. Binds: paused, job. One row changed means it has a row. */
+    /**
+     * Pauses or resumes a job on every instance; version 1 instances see it too, unless fenced off
+     * anyway. Binds: paused, paused, job. One row changed means it has a row.
+     */
     String setPaused() {
-        return "UPDATE " + jobs + " SET paused = ? WHERE job_name = ?";
+        return "UPDATE " + jobs + " SET paused = CASE WHEN fenced THEN TRUE ELSE ? END, user_paused = ?"
+                + " WHERE job_name = ?";
     }
 
     /** Whether a job is paused; no row if it has none. Binds: job. */
     String isPaused() {
-        return "SELECT paused FROM " + jobs + " WHERE job_name = ?";
+        return "SELECT " + PAUSED + " AS paused FROM " + jobs + " WHERE job_name = ?";
     }
 
     /** The names of the paused jobs. Binds: none. */
     String pausedJobs() {
-        return "SELECT job_name FROM " + jobs + " WHERE paused";
+        return "SELECT job_name FROM " + jobs + " WHERE " + PAUSED;
     }
 
     /**
      * Records a fire for an instance, unless it lies further than the horizon from the database's
-     * time or the job is paused; insert-if-absent, so that one caller per fire ever gets a row.
-     * Binds: job, fire, instance, fire, minus horizon millis, fire, horizon millis, job.
+     * time, the job is paused, or its row holds another definition; insert-if-absent, so that one
+     * caller per fire ever gets a row. Binds: job, fire, instance, fire, minus horizon millis, fire,
+     * horizon millis, job, definition key.
      */
     String recordFire() {
         return "INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
@@ -86,7 +180,8 @@ final class JobSql {
                 + " CAST(? AS VARCHAR(200)), " + now
                 + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
                 + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
-                + " AND NOT EXISTS (SELECT 1 FROM " + jobs + " WHERE job_name = ? AND paused)";
+                + " AND EXISTS (SELECT 1 FROM " + jobs + " WHERE job_name = ? AND definition_key = ? AND NOT "
+                + PAUSED + ")";
     }
 
     /**
@@ -115,23 +210,25 @@ final class JobSql {
 
     /**
      * Claims the fixed-delay fire the row holds if it is due (give or take an early margin), the job
-     * is not paused and no live run holds the lease: clears the next fire and takes the lease. Binds:
-     * instance, max run millis, job, next fire, early millis, instance, dead after.
+     * is not paused, the row holds the caller's definition and no live run holds the lease: clears
+     * the next fire and takes the lease. Binds: instance, max run millis, job, next fire, early
+     * millis, definition key, instance, dead after.
      */
     String claimDelayedFire() {
         return "UPDATE " + jobs + " SET next_fire_at = NULL, lease_owner = ?, lease_until = " + nowPlus
                 + " WHERE job_name = ? AND next_fire_at = ? AND next_fire_at <= " + nowPlus
-                + " AND NOT paused AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < " + now + " OR "
-                + ownerIsDead + ")";
+                + " AND NOT " + PAUSED + " AND definition_key = ?"
+                + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < " + now + " OR " + ownerIsDead + ")";
     }
 
     /**
-     * Ends an instance's fixed-delay run: the next fire is the database's time plus the delay. Binds:
+     * Ends an instance's fixed-delay run: the next fire is the database's time plus the delay, unless
+     * the row holds another definition by now (its own next fire stands then). Binds: definition key,
      * delay millis, job, instance.
      */
     String completeDelayedFire() {
-        return "UPDATE " + jobs + " SET next_fire_at = " + nowPlus
-                + ", lease_owner = NULL, lease_until = NULL WHERE job_name = ? AND lease_owner = ?";
+        return "UPDATE " + jobs + " SET next_fire_at = CASE WHEN definition_key = ? THEN " + nowPlus
+                + " ELSE next_fire_at END, lease_owner = NULL, lease_until = NULL WHERE job_name = ? AND lease_owner = ?";
     }
 
     /**

@@ -28,7 +28,10 @@ public final class JobStore {
         BUSY
     }
 
-    /** A job's row as read. */
+    /**
+     * A job's row as read; {@code definitionKey} and {@code definedAt} are null on a row no instance
+     * of schema version 2 has touched yet, and {@code definedAt} then reads as {@code createdAt}.
+     */
     record JobRow(
             String kind,
             String schedule,
@@ -37,7 +40,14 @@ public final class JobStore {
             @Nullable Instant nextFireAt,
             @Nullable String leaseOwner,
             @Nullable Instant leaseUntil,
-            boolean paused) {}
+            boolean paused,
+            @Nullable String definitionKey,
+            Instant definedAt,
+            @Nullable String definedBy,
+            boolean fenced) {}
+
+    /** A definition of a job as recorded: its words and when an instance first carried it. */
+    record RecordedDefinition(String text, Instant firstSeenAt) {}
 
     private final JdbcTemplate jdbc;
     private final JdbcDialect dialect;
@@ -58,36 +68,111 @@ public final class JobStore {
     }
 
     /**
-     * Writes the job's row unless it exists, fills in the anchor (fixed rate) or next fire (fixed
-     * delay) if the row lacks it, and returns the row as the database holds it now.
+     * Writes the job's row under this instance's definition unless it exists, records the definition
+     * and that this instance carries it, fills in the anchor (fixed rate) or next fire (fixed delay)
+     * if a row of this definition lacks it, and returns the row as the database holds it now, which
+     * may hold another definition (see {@link ClusteredJob}).
      */
-    JobRow register(
-            String job,
-            String kind,
-            String schedule,
-            @Nullable String timeZone,
-            @Nullable Instant anchorAt,
-            @Nullable Instant nextFireAt) {
+    JobRow register(String job, JobDefinition definition, @Nullable Instant anchorAt, @Nullable Instant nextFireAt) {
+        String key = definition.key();
         dialect.insertIfAbsent(
                 jdbc,
                 sql.register(),
                 job,
-                kind,
-                schedule,
-                timeZone,
+                definition.kind(),
+                definition.schedule(),
+                definition.timeZone(),
                 anchorAt == null ? null : JdbcDialect.bind(anchorAt),
-                nextFireAt == null ? null : JdbcDialect.bind(nextFireAt));
-        if (anchorAt != null) {
-            jdbc.update(sql.fillAnchor(), JdbcDialect.bind(anchorAt), job);
-        }
-        if (nextFireAt != null) {
-            jdbc.update(sql.fillNextFire(), JdbcDialect.bind(nextFireAt), job);
-        }
+                nextFireAt == null ? null : JdbcDialect.bind(nextFireAt),
+                key,
+                instance.name());
+        dialect.insertIfAbsent(jdbc, sql.recordDefinition(), job, key, definition.text());
+        jdbc.update(sql.dropCarrier(), job, instance.name());
+        jdbc.update(sql.carry(), job, instance.name(), key);
         JobRow row = read(job);
+        if (row != null && key.equals(row.definitionKey())) {
+            if (anchorAt != null && row.anchorAt() == null) {
+                jdbc.update(sql.fillAnchor(), JdbcDialect.bind(anchorAt), job);
+                row = read(job);
+            } else if (nextFireAt != null && row.nextFireAt() == null && row.leaseOwner() == null) {
+                jdbc.update(sql.fillNextFire(), JdbcDialect.bind(nextFireAt), job);
+                row = read(job);
+            }
+        }
         if (row == null) {
             throw new IllegalStateException("Row of job " + job + " vanished right after it was written");
         }
         return row;
+    }
+
+    /** Returns a recorded definition of the job, or null if no instance has carried it. */
+    @Nullable
+    RecordedDefinition definition(String job, String key) {
+        return jdbc.query(
+                sql.readDefinition(),
+                rs -> rs.next()
+                        ? new RecordedDefinition(
+                                rs.getString("definition"),
+                                java.util.Objects.requireNonNull(JdbcDialect.readInstant(rs, "first_seen_at")))
+                        : null,
+                job,
+                key);
+    }
+
+    /** Returns how many live instances other than this one carry a definition of the job. */
+    int liveCarriers(String job, String key) {
+        Integer count = jdbc.queryForObject(
+                sql.liveCarriers(), Integer.class, job, key, instance.name(), instance.deadAfterMillisParameter());
+        return count == null ? 0 : count;
+    }
+
+    /**
+     * Gives a row of schema version 1 that holds this definition (kind, schedule, zone) its key;
+     * returns whether it did.
+     */
+    boolean adopt(String job, JobDefinition definition) {
+        String zone = definition.timeZone();
+        return jdbc.update(
+                        sql.adopt(),
+                        definition.key(),
+                        instance.name(),
+                        job,
+                        definition.kind(),
+                        definition.schedule(),
+                        zone == null ? "" : zone)
+                == 1;
+    }
+
+    /**
+     * Makes {@code definition} the job's from now, with a new anchor or next fire, if the row still
+     * holds the definition {@code keyRead} (null for none); returns whether it did.
+     */
+    boolean takeOver(
+            String job,
+            JobDefinition definition,
+            @Nullable Instant anchorAt,
+            @Nullable Instant nextFireAt,
+            @Nullable String keyRead) {
+        long deadAfter = instance.deadAfterMillisParameter();
+        return jdbc.update(
+                        sql.takeOver(),
+                        deadAfter,
+                        definition.kind(),
+                        definition.schedule(),
+                        definition.timeZone(),
+                        anchorAt == null ? null : JdbcDialect.bind(anchorAt),
+                        nextFireAt == null ? null : JdbcDialect.bind(nextFireAt),
+                        definition.key(),
+                        instance.name(),
+                        deadAfter,
+                        job,
+                        keyRead == null ? "" : keyRead)
+                == 1;
+    }
+
+    /** Lifts the fence of a changed definition once no version 1 instance is alive; returns whether it did. */
+    boolean liftFence(String job) {
+        return jdbc.update(sql.liftFence(), job, instance.deadAfterMillisParameter()) == 1;
     }
 
     /** Returns the job's row, or null if there is none. */
@@ -104,9 +189,18 @@ public final class JobStore {
                                 JdbcDialect.readInstant(rs, "next_fire_at"),
                                 rs.getString("lease_owner"),
                                 JdbcDialect.readInstant(rs, "lease_until"),
-                                rs.getBoolean("paused"))
+                                rs.getBoolean("paused"),
+                                rs.getString("definition_key"),
+                                definedAt(rs),
+                                rs.getString("defined_by"),
+                                rs.getBoolean("fenced"))
                         : null,
                 job);
+    }
+
+    private static Instant definedAt(java.sql.ResultSet rs) throws java.sql.SQLException {
+        Instant defined = JdbcDialect.readInstant(rs, "defined_at");
+        return defined != null ? defined : java.util.Objects.requireNonNull(JdbcDialect.readInstant(rs, "created_at"));
     }
 
     /**
@@ -114,7 +208,7 @@ public final class JobStore {
      * fires. Returns false if the job has no row (no instance has registered it).
      */
     public boolean setPaused(String job, boolean paused) {
-        return jdbc.update(sql.setPaused(), paused, job) == 1;
+        return jdbc.update(sql.setPaused(), paused, paused, job) == 1;
     }
 
     /** Returns whether the job's row is paused; false if it has none. */
@@ -132,13 +226,23 @@ public final class JobStore {
      * lies further than the horizon from the database's time, either way. Returns whether this
      * instance recorded it: true for exactly one caller per fire, ever (while the record lives; the
      * horizon outlasts no record, see {@link #pruneFires}). Nothing is recorded while the job's
-     * row is paused.
+     * row is paused, or holds a definition other than {@code definitionKey}.
      */
-    boolean recordFire(String job, Instant fireAt, Duration horizon) {
+    boolean recordFire(String job, String definitionKey, Instant fireAt, Duration horizon) {
         Object at = JdbcDialect.bind(fireAt);
         long horizonMillis = horizon.toMillis();
         return dialect.insertIfAbsent(
-                        jdbc, sql.recordFire(), job, at, instance.name(), at, -horizonMillis, at, horizonMillis, job)
+                        jdbc,
+                        sql.recordFire(),
+                        job,
+                        at,
+                        instance.name(),
+                        at,
+                        -horizonMillis,
+                        at,
+                        horizonMillis,
+                        job,
+                        definitionKey)
                 == 1;
     }
 
@@ -168,11 +272,13 @@ public final class JobStore {
 
     /**
      * Claims the fixed-delay fire due at {@code nextFireAt}: succeeds only if the row still holds
-     * that next fire, it is due by the database's clock (give or take {@code early}), the job is
-     * not paused, and no live run holds the lease. The claim clears the next fire (it is set again at completion) and takes
-     * the lease until {@code maxRunTime} from now.
+     * that next fire and the definition {@code definitionKey}, it is due by the database's clock
+     * (give or take {@code early}), the job is not paused, and no live run holds the lease. The claim
+     * clears the next fire (it is set again at completion) and takes the lease until {@code
+     * maxRunTime} from now.
      */
-    boolean claimDelayedFire(String job, Instant nextFireAt, Duration early, Duration maxRunTime) {
+    boolean claimDelayedFire(
+            String job, String definitionKey, Instant nextFireAt, Duration early, Duration maxRunTime) {
         return jdbc.update(
                         sql.claimDelayedFire(),
                         instance.name(),
@@ -180,14 +286,18 @@ public final class JobStore {
                         job,
                         JdbcDialect.bind(nextFireAt),
                         early.toMillis(),
+                        definitionKey,
                         instance.name(),
                         instance.deadAfterMillisParameter())
                 == 1;
     }
 
-    /** Ends this instance's fixed-delay run: the next fire is the database's time plus the delay. */
-    void completeDelayedFire(String job, Duration delay) {
-        jdbc.update(sql.completeDelayedFire(), delay.toMillis(), job, instance.name());
+    /**
+     * Ends this instance's fixed-delay run: the next fire is the database's time plus the delay,
+     * unless the job's definition changed meanwhile; the lease is released either way.
+     */
+    void completeDelayedFire(String job, String definitionKey, Duration delay) {
+        jdbc.update(sql.completeDelayedFire(), definitionKey, delay.toMillis(), job, instance.name());
     }
 
     /**

@@ -23,15 +23,19 @@ public final class InstanceSql {
         this.nowPlusMillis = dialect.nowPlusMillis();
     }
 
-    /** Writes an instance's row, started and beating now; insert-if-absent. Binds: name. */
+    /**
+     * Writes an instance's row, started and beating now, with the schema version its code knows;
+     * insert-if-absent. Binds: name.
+     */
     String register() {
-        return "INSERT INTO " + table + " (instance_name, started_at, heartbeat_at) VALUES (?, " + now + ", " + now
-                + ")";
+        return "INSERT INTO " + table + " (instance_name, started_at, heartbeat_at, schema_version) VALUES (?, " + now
+                + ", " + now + ", " + TableNames.SCHEMA_VERSION + ")";
     }
 
     /** Takes over the row left under a name (after a crash): started and beating now. Binds: name. */
     String restart() {
-        return "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + " WHERE instance_name = ?";
+        return "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + ", schema_version = "
+                + TableNames.SCHEMA_VERSION + " WHERE instance_name = ?";
     }
 
     /** Renews an instance's heartbeat. Binds: name. One row changed means it still had a row. */
@@ -57,6 +61,16 @@ public final class InstanceSql {
     /** Every instance row, by name. Binds: none. */
     String all() {
         return "SELECT instance_name, started_at, heartbeat_at FROM " + table + " ORDER BY instance_name";
+    }
+
+    /**
+     * A condition, true while an instance of schema version 1 is alive: one that knows nothing of
+     * job definitions and obeys only the jobs' {@code paused} flag. Binds: the lease in negative
+     * millis, as {@link #isDead}.
+     */
+    public String version1Alive() {
+        return "EXISTS (SELECT 1 FROM " + table + " v1 WHERE v1.schema_version IS NULL AND v1.heartbeat_at > "
+                + nowPlusMillis + ")";
     }
 
     /**

@@ -14,8 +14,23 @@ import java.util.regex.Pattern;
  */
 public final class TableNames {
 
-    /** Prefix of every table unless configured otherwise; the schema scripts are written with it. */
+    /** Prefix of every table unless configured otherwise. */
     public static final String DEFAULT_PREFIX = "timed_jobs_";
+
+    /**
+     * What the schema scripts write where the prefix goes: a placeholder in Flyway's and
+     * Liquibase's syntax, named {@value #PLACEHOLDER_NAME}.
+     */
+    public static final String PLACEHOLDER = "${timedJobsPrefix}";
+
+    /** The placeholder's name, to define in Flyway ({@code spring.flyway.placeholders.*}) or Liquibase. */
+    public static final String PLACEHOLDER_NAME = "timedJobsPrefix";
+
+    /**
+     * The version of the schema this code's statements are written for; recorded in each instance's
+     * row, so that instances can tell the ones of an older release, which know less.
+     */
+    public static final int SCHEMA_VERSION = 2;
 
     /** Property that sets the prefix, named in error messages. */
     public static final String PREFIX_PROPERTY = "timed-jobs.jdbc.table-prefix";
@@ -68,6 +83,21 @@ public final class TableNames {
         return table("fires");
     }
 
+    /** Returns the table of each job's definitions: one row per (job, definition) it has had. */
+    public String jobDefinitions() {
+        return table("job_definitions");
+    }
+
+    /** Returns the table of which definition of each job each instance carries. */
+    public String jobCarriers() {
+        return table("job_carriers");
+    }
+
+    /** Returns the table of the schema versions applied by the initializer. */
+    public String schemaVersion() {
+        return table("schema_version");
+    }
+
     /** Returns the table of durable tasks: one row per (handler, key), one-off or recurring. */
     public String tasks() {
         return table("tasks");
@@ -81,17 +111,19 @@ public final class TableNames {
         return prefix + suffix;
     }
 
-    /** Returns every table the schema scripts create, in creation order. */
+    /** Returns every table the versioned schema scripts create, in creation order. */
     public List<String> all() {
-        return List.of(instances(), jobs(), fires(), tasks());
+        return List.of(instances(), jobs(), fires(), tasks(), jobDefinitions(), jobCarriers());
     }
 
     /**
-     * Returns a script written with the default prefix, rewritten for this prefix. Only our own
-     * scripts go through here: each occurrence of {@value #DEFAULT_PREFIX} is a table or index name.
+     * Returns a script of ours with this prefix filled in: where it has the {@link #PLACEHOLDER}, and
+     * (for scripts written before it) where it has {@value #DEFAULT_PREFIX}. Only our own scripts go
+     * through here: each such occurrence is a table or index name.
      */
     public String rewrite(String script) {
-        return prefix.equals(DEFAULT_PREFIX) ? script : script.replace(DEFAULT_PREFIX, prefix);
+        String legacy = prefix.equals(DEFAULT_PREFIX) ? script : script.replace(DEFAULT_PREFIX, prefix);
+        return legacy.replace(PLACEHOLDER, prefix);
     }
 
     @Override

@@ -3,9 +3,7 @@ package io.timedjobs.scheduler.jdbc.schema;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
-import java.io.IOException;
 import java.lang.reflect.Method;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -15,27 +13,24 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.springframework.core.io.ByteArrayResource;
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.core.io.support.EncodedResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
-import org.springframework.jdbc.datasource.init.ScriptUtils;
-import org.springframework.util.FileCopyUtils;
 
 /**
  * Called once at start-up, from one thread: creates the Timed Jobs tables or checks that they
  * exist, per {@link Mode}.
  *
- * <p>Several instances may start at once against an empty database: the script runs in one
- * transaction, under the lock of the database's {@link JdbcDialect} (on PostgreSQL an advisory lock,
- * on H2 a lock of this JVM), so that one instance creates the tables while the others wait and then
- * find them there.
+ * <p>The schema is versioned: scripts V1, V2, ... per database, applied in order and recorded in
+ * the version table (see {@link SchemaMigration}). Several instances may start at once: the missing
+ * scripts run in one transaction, under the lock of the database's {@link JdbcDialect} (on
+ * PostgreSQL an advisory lock, held until the commit; on H2 a lock of this JVM only, so instances in
+ * separate JVMs on one H2 server must not start their first run together), so that one instance
+ * migrates while the others wait and then find the schema current.
  */
 public final class SchemaInitializer {
 
-    /** The current schema script, in the directory of each dialect. */
+    /** The first schema script, in the directory of each dialect; {@link #scripts()} lists them all. */
     public static final String SCRIPT_NAME = "V1__timed_jobs.sql";
 
     private static final Log logger = LogFactory.getLog(SchemaInitializer.class);
@@ -80,15 +75,14 @@ public final class SchemaInitializer {
         verify(mode);
     }
 
-    /** Returns the script of this database, rewritten for the configured table prefix. */
-    public String script() {
-        String location = dialect.schemaLocation(SCRIPT_NAME);
-        try {
-            byte[] bytes = FileCopyUtils.copyToByteArray(new ClassPathResource(location).getInputStream());
-            return tables.rewrite(new String(bytes, StandardCharsets.UTF_8));
-        } catch (IOException ex) {
-            throw new IllegalStateException("Schema script " + location + " is missing from the class path", ex);
-        }
+    /** Returns the versioned scripts of this database, version 1 first, as class-path locations. */
+    public List<String> scripts() {
+        return SchemaMigration.SCRIPTS.stream().map(dialect::schemaLocation).toList();
+    }
+
+    /** Returns the schema version this release runs on. */
+    public static int currentVersion() {
+        return SchemaMigration.CURRENT;
     }
 
     private boolean isInMemory() {
@@ -165,43 +159,59 @@ public final class SchemaInitializer {
         return !lower.contains(";db_close_on_exit=false");
     }
 
+    /**
+     * Applies the missing versioned scripts in one transaction, under the dialect's schema lock, so
+     * that instances starting together migrate once (see {@link JdbcDialect#runSchemaScript}).
+     */
     private void runScript() {
-        EncodedResource resource = new EncodedResource(
-                new ByteArrayResource(script().getBytes(StandardCharsets.UTF_8), dialect.schemaLocation(SCRIPT_NAME)));
+        SchemaMigration migration = new SchemaMigration(dialect, tables);
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
+            List<Integer> ran;
             try {
+                List<List<Integer>> result = new java.util.ArrayList<>(1);
                 dialect.runSchemaScript(connection, () -> {
-                    ScriptUtils.executeSqlScript(connection, resource);
+                    result.add(migration.migrate(connection));
                     connection.commit();
                 });
+                ran = result.get(0);
             } catch (SQLException | RuntimeException ex) {
                 connection.rollback();
                 throw ex;
             } finally {
                 connection.setAutoCommit(autoCommit);
             }
-            logger.info("Timed Jobs tables " + tables.prefix() + "* are in place ("
-                    + dialect.schemaLocation(SCRIPT_NAME) + ")");
+            if (ran.isEmpty()) {
+                logger.info("Timed Jobs tables " + tables.prefix() + "* are at version " + SchemaMigration.CURRENT);
+            } else {
+                logger.info("Timed Jobs tables " + tables.prefix() + "* brought to version " + SchemaMigration.CURRENT
+                        + " by scripts " + ran + " of " + dialect.schemaLocation(""));
+            }
         } catch (SQLException ex) {
-            throw new IllegalStateException(
-                    "Timed Jobs could not create its tables with " + dialect.schemaLocation(SCRIPT_NAME), ex);
+            throw new IllegalStateException("Timed Jobs could not create or upgrade its tables with " + scripts(), ex);
         }
     }
 
     private void verify(Mode mode) {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        List<String> names = tables.all();
-        for (String table : names) {
+        List<String> probes = new java.util.ArrayList<>();
+        for (String table : tables.all()) {
+            probes.add(SchemaSql.probe(table));
+        }
+        // Version 2 added columns to version 1's tables: a database left at version 1 lacks them.
+        probes.add(SchemaSql.probe(tables.jobs(), "definition_key"));
+        probes.add(SchemaSql.probe(tables.instances(), "schema_version"));
+        for (String probe : probes) {
             try {
-                jdbc.queryForList(SchemaSql.probe(table));
+                jdbc.queryForList(probe);
             } catch (DataAccessException missing) {
                 throw new IllegalStateException(
-                        "Timed Jobs table " + table + " is missing. Create the tables with "
-                                + dialect.schemaLocation(SCRIPT_NAME) + " (from the scheduler-jdbc jar, with Flyway or"
-                                + " Liquibase, replacing " + TableNames.DEFAULT_PREFIX
-                                + " with your prefix if you set one),"
+                        "A Timed Jobs table or column of schema version " + SchemaMigration.CURRENT
+                                + " is missing (" + probe + " failed). Create or upgrade them with " + scripts()
+                                + " (from the scheduler-jdbc jar, with Flyway or Liquibase, defining the placeholder "
+                                + TableNames.PLACEHOLDER_NAME + " as your table prefix, "
+                                + TableNames.DEFAULT_PREFIX + " by default),"
                                 + " or set timed-jobs.jdbc.initialize-schema=always (it is "
                                 + mode.name().toLowerCase(Locale.ROOT)
                                 + ")",

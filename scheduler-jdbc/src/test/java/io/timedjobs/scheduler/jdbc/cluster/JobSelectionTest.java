@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
+import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
@@ -71,22 +72,44 @@ class JobSelectionTest {
         assertThat(log.runs("listed")).allMatch(run -> run.fire() == null);
     }
 
-    /** An instance whose cron zone differs from the recorded one runs nothing of the job. */
+    /**
+     * An instance deployed with another cron zone changes the job's definition: from its start the
+     * job fires in the new zone, by that instance alone, and the old one stands by; no fire runs
+     * twice.
+     */
     @Test
-    void shouldRunNothingOfACronJobOnAnInstanceWithAnotherZone() {
+    void shouldSwitchACronJobToTheZoneOfTheInstanceDeployedLater() {
         DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.H2);
         RunLog log = new RunLog();
         TestInstance.Settings utc = TestInstance.Settings.shrunk();
-        instances.add(TestInstance.start(dataSource, "utc", Duration.ZERO, utc, log, CronJob.class));
+        ConfigurableApplicationContext old =
+                TestInstance.start(dataSource, "utc", Duration.ZERO, utc, log, CronJob.class);
+        instances.add(old);
         await().atMost(WAIT).until(() -> log.count("cron") >= 1);
         instances.add(TestInstance.start(
                 dataSource, "tokyo", Duration.ZERO, utc.withZone(ZoneId.of("Asia/Tokyo")), log, CronJob.class));
-        long seen = log.count("cron");
-        await().atMost(WAIT).until(() -> log.count("cron") >= seen + 4);
+        await().atMost(WAIT)
+                .until(() -> log.runs("cron").stream()
+                                .filter(run -> run.instance().equals("tokyo"))
+                                .count()
+                        >= 3);
 
-        assertThat(log.runs("cron")).allMatch(run -> run.instance().equals("utc"));
+        List<RunLog.Run> runs = log.runs("cron");
+        int firstByTokyo = runs.indexOf(runs.stream()
+                .filter(run -> run.instance().equals("tokyo"))
+                .findFirst()
+                .orElseThrow());
+        assertThat(runs.subList(firstByTokyo, runs.size()))
+                .as("runs after the switch")
+                .allMatch(run -> run.instance().equals("tokyo"));
+        assertThat(log.runsPerFire("cron"))
+                .allSatisfy((fire, count) ->
+                        assertThat(count).as("runs of the fire at %s", fire).isOne());
         assertThat(new JdbcTemplate(dataSource).queryForObject("SELECT time_zone FROM timed_jobs_jobs", String.class))
-                .isEqualTo("UTC");
+                .isEqualTo("Asia/Tokyo");
+        assertThat(old.getBean(ClusteredJobs.class).stats().firesSkipped(SkipReason.SUPERSEDED))
+                .as("fires the old instance stood by for")
+                .isPositive();
     }
 
     /** One method with two @Scheduled, and a job that runs on every instance. */

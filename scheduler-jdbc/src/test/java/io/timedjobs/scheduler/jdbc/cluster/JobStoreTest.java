@@ -21,6 +21,8 @@ class JobStoreTest {
 
     private static final Duration HORIZON = Duration.ofMinutes(1);
     private static final Duration LONG = Duration.ofMinutes(10);
+    private static final JobDefinition CRON = new JobDefinition("cron", "* * * * * *", "UTC", Duration.ZERO);
+    private static final JobDefinition DELAY = new JobDefinition("fixed-delay", "PT1S", null, Duration.ZERO);
 
     private record Fixture(JdbcTemplate jdbc, JobStore a, JobStore b, ClusterInstance instanceA) {}
 
@@ -48,14 +50,16 @@ class JobStoreTest {
     void shouldRecordEachFireOnceWithinTheHorizon(TestDatabases.Kind kind) {
         Fixture f = fixture(kind);
         Instant fire = now(f).truncatedTo(ChronoUnit.SECONDS);
+        f.a().register("job", CRON, null, null);
 
-        assertThat(f.a().recordFire("job", fire, HORIZON)).isTrue();
-        assertThat(f.b().recordFire("job", fire, HORIZON)).isFalse();
-        assertThat(f.a().recordFire("job", fire, HORIZON)).isFalse();
-        assertThat(f.b().recordFire("job", fire.plusSeconds(1), HORIZON)).isTrue();
-        assertThat(f.a().recordFire("job", fire.minus(HORIZON).minusSeconds(5), HORIZON))
+        assertThat(f.a().recordFire("job", CRON.key(), fire, HORIZON)).isTrue();
+        assertThat(f.b().recordFire("job", CRON.key(), fire, HORIZON)).isFalse();
+        assertThat(f.a().recordFire("job", CRON.key(), fire, HORIZON)).isFalse();
+        assertThat(f.b().recordFire("job", CRON.key(), fire.plusSeconds(1), HORIZON))
+                .isTrue();
+        assertThat(f.a().recordFire("job", CRON.key(), fire.minus(HORIZON).minusSeconds(5), HORIZON))
                 .isFalse();
-        assertThat(f.a().recordFire("job", fire.plus(HORIZON).plusSeconds(5), HORIZON))
+        assertThat(f.a().recordFire("job", CRON.key(), fire.plus(HORIZON).plusSeconds(5), HORIZON))
                 .isFalse();
 
         f.jdbc()
@@ -74,7 +78,7 @@ class JobStoreTest {
     @EnumSource(TestDatabases.Kind.class)
     void shouldHandOverTheRunLeaseOnlyWhenFreeExpiredOrDead(TestDatabases.Kind kind) {
         Fixture f = fixture(kind);
-        f.a().register("job", "cron", "* * * * * *", "UTC", null, null);
+        f.a().register("job", CRON, null, null);
 
         assertThat(f.a().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.TAKEN);
         assertThat(f.b().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.BUSY);
@@ -104,30 +108,32 @@ class JobStoreTest {
     void shouldClaimFixedDelayFiresOnceAndRecoverFromADeadHolder(TestDatabases.Kind kind) {
         Fixture f = fixture(kind);
         Instant start = now(f).plusSeconds(30);
-        JobStore.JobRow row = f.a().register("job", "fixed-delay", "PT1S", null, null, start);
+        JobStore.JobRow row = f.a().register("job", DELAY, null, start);
         Instant first = row.nextFireAt();
         assertThat(first).isEqualTo(start.truncatedTo(ChronoUnit.MICROS));
 
-        assertThat(f.a().claimDelayedFire("job", first, Duration.ZERO, LONG))
+        assertThat(f.a().claimDelayedFire("job", DELAY.key(), first, Duration.ZERO, LONG))
                 .as("not due yet")
                 .isFalse();
         f.jdbc().update("UPDATE timed_jobs_jobs SET next_fire_at = ?", JdbcDialect.bind(now(f).minusMillis(10)));
         Instant due = f.a().read("job").nextFireAt();
-        assertThat(f.b().claimDelayedFire("job", due, Duration.ZERO, LONG)).isTrue();
-        assertThat(f.a().claimDelayedFire("job", due, Duration.ZERO, LONG)).isFalse();
+        assertThat(f.b().claimDelayedFire("job", DELAY.key(), due, Duration.ZERO, LONG))
+                .isTrue();
+        assertThat(f.a().claimDelayedFire("job", DELAY.key(), due, Duration.ZERO, LONG))
+                .isFalse();
         assertThat(f.a().read("job").leaseOwner()).isEqualTo("b");
         assertThat(f.a().expireDelayedRun("job", "b", Duration.ofSeconds(1)))
                 .as("b is alive")
                 .isFalse();
 
-        f.b().completeDelayedFire("job", Duration.ofSeconds(5));
+        f.b().completeDelayedFire("job", DELAY.key(), Duration.ofSeconds(5));
         JobStore.JobRow completed = f.a().read("job");
         assertThat(completed.leaseOwner()).isNull();
         assertThat(Duration.between(now(f), completed.nextFireAt()))
                 .isBetween(Duration.ofSeconds(3), Duration.ofSeconds(5));
 
         f.jdbc().update("UPDATE timed_jobs_jobs SET next_fire_at = ?", JdbcDialect.bind(now(f).minusMillis(10)));
-        assertThat(f.b().claimDelayedFire("job", f.a().read("job").nextFireAt(), Duration.ZERO, LONG))
+        assertThat(f.b().claimDelayedFire("job", DELAY.key(), f.a().read("job").nextFireAt(), Duration.ZERO, LONG))
                 .isTrue();
         f.jdbc().update("DELETE FROM timed_jobs_instances WHERE instance_name = 'b'");
         assertThat(f.a().expireDelayedRun("job", "b", Duration.ofSeconds(5)))

@@ -17,7 +17,14 @@ class TableNamesTest {
         assertThat(names.jobs()).isEqualTo("app_jobs");
         assertThat(names.fires()).isEqualTo("app_fires");
         assertThat(names.tasks()).isEqualTo("app_tasks");
-        assertThat(names.all()).containsExactly("app_instances", "app_jobs", "app_fires", "app_tasks");
+        assertThat(names.all())
+                .containsExactly(
+                        "app_instances",
+                        "app_jobs",
+                        "app_fires",
+                        "app_tasks",
+                        "app_job_definitions",
+                        "app_job_carriers");
         assertThat(TableNames.defaults().fires()).isEqualTo("timed_jobs_fires");
     }
 

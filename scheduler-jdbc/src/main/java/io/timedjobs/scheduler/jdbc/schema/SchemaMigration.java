@@ -1,0 +1,147 @@
+package io.timedjobs.scheduler.jdbc.schema;
+
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.List;
+import java.util.TreeSet;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.core.io.ByteArrayResource;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.core.io.support.EncodedResource;
+import org.springframework.jdbc.datasource.init.ScriptUtils;
+import org.springframework.util.FileCopyUtils;
+
+/**
+ * Used by {@link SchemaInitializer} only, on one connection, under the dialect's schema lock: brings
+ * the tables to the current version by running the versioned scripts not applied yet, in order, each
+ * recorded in the version table.
+ *
+ * <p>A database whose tables a version 1 release created has no version table: its tables are
+ * recorded as version 1 ("found in place") and the later scripts run on top. Every script only adds
+ * to the one before (expand now, contract in a later release), so instances of the previous release
+ * keep running while the new ones migrate.
+ */
+final class SchemaMigration {
+
+    /** The versioned scripts of every dialect, version 1 first: version n is the n-th. */
+    static final List<String> SCRIPTS = List.of("V1__timed_jobs.sql", "V2__job_definitions.sql");
+
+    /** The schema version this code runs on. */
+    static final int CURRENT = SCRIPTS.size();
+
+    /** The script that creates the version table, not versioned itself. */
+    static final String VERSION_TABLE_SCRIPT = "schema_version.sql";
+
+    private static final Log logger = LogFactory.getLog(SchemaMigration.class);
+
+    private final JdbcDialect dialect;
+    private final TableNames tables;
+
+    static {
+        if (CURRENT != TableNames.SCHEMA_VERSION) {
+            throw new IllegalStateException("The scripts end at version " + CURRENT + " but the statements are written"
+                    + " for version " + TableNames.SCHEMA_VERSION);
+        }
+    }
+
+    SchemaMigration(JdbcDialect dialect, TableNames tables) {
+        this.dialect = dialect;
+        this.tables = tables;
+    }
+
+    /**
+     * Applies the scripts missing on {@code connection} (auto-commit off; the caller commits) and
+     * returns the versions it applied, lowest first; none when the schema is current.
+     */
+    List<Integer> migrate(Connection connection) throws SQLException {
+        execute(connection, VERSION_TABLE_SCRIPT);
+        TreeSet<Integer> applied = appliedVersions(connection);
+        if (applied.isEmpty() && exists(connection, tables.jobs())) {
+            record(connection, 1, SCRIPTS.get(0) + " (found in place)");
+            applied.add(1);
+            logger.info("Timed Jobs tables " + tables.prefix() + "* found at version 1; recorded as such");
+        }
+        List<Integer> ran = new java.util.ArrayList<>();
+        for (int version = 1; version <= CURRENT; version++) {
+            if (!applied.contains(version)) {
+                String script = SCRIPTS.get(version - 1);
+                execute(connection, script);
+                record(connection, version, script);
+                ran.add(version);
+            }
+        }
+        return ran;
+    }
+
+    /** Returns a script of this database, its table prefix filled in. */
+    String script(String name) {
+        String location = dialect.schemaLocation(name);
+        try {
+            byte[] bytes = FileCopyUtils.copyToByteArray(new ClassPathResource(location).getInputStream());
+            return tables.rewrite(new String(bytes, StandardCharsets.UTF_8));
+        } catch (IOException ex) {
+            throw new IllegalStateException("Schema script " + location + " is missing from the class path", ex);
+        }
+    }
+
+    private void execute(Connection connection, String name) {
+        EncodedResource resource = new EncodedResource(
+                new ByteArrayResource(script(name).getBytes(StandardCharsets.UTF_8), dialect.schemaLocation(name)));
+        ScriptUtils.executeSqlScript(connection, resource);
+    }
+
+    private TreeSet<Integer> appliedVersions(Connection connection) throws SQLException {
+        TreeSet<Integer> versions = new TreeSet<>();
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(SchemaSql.appliedVersions(tables.schemaVersion()))) {
+            while (rows.next()) {
+                versions.add(rows.getInt(1));
+            }
+        }
+        return versions;
+    }
+
+    private void record(Connection connection, int version, String script) throws SQLException {
+        try (PreparedStatement insert =
+                connection.prepareStatement(SchemaSql.recordVersion(tables.schemaVersion(), dialect.now()))) {
+            insert.setInt(1, version);
+            insert.setString(2, script);
+            insert.setString(3, appliedBy());
+            insert.executeUpdate();
+        }
+    }
+
+    /** Whether a table exists, asked so that a missing one does not spoil the transaction. */
+    private static boolean exists(Connection connection, String table) throws SQLException {
+        Savepoint before = connection.setSavepoint();
+        try (Statement statement = connection.createStatement()) {
+            statement.executeQuery(SchemaSql.probe(table)).close();
+            connection.releaseSavepoint(before);
+            return true;
+        } catch (SQLException missing) {
+            connection.rollback(before);
+            return false;
+        }
+    }
+
+    private static String appliedBy() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (IOException | RuntimeException e) {
+            host = "unknown-host";
+        }
+        String by = host + " pid " + ProcessHandle.current().pid();
+        return by.length() > 200 ? by.substring(0, 200) : by;
+    }
+}
