@@ -25,7 +25,8 @@ class ReminderRestartTest {
             "--sample.jobs.report-cron=0 0 0 1 1 *"
         };
         try (ConfigurableApplicationContext first = start(properties)) {
-            first.getBean(ReminderService.class).schedule("survives the restart", Duration.ofSeconds(3));
+            // Due well after the restart, which takes seconds on a busy machine, so that it is still pending then.
+            first.getBean(ReminderService.class).schedule("survives the restart", Duration.ofSeconds(15));
             assertThat(first.getBean(ReminderService.class).pending()).hasSize(1);
         }
 
@@ -34,7 +35,7 @@ class ReminderRestartTest {
             assertThat(reminders.pending())
                     .extracting(ReminderService.Reminder::message)
                     .containsExactly("survives the restart");
-            await().atMost(Duration.ofSeconds(20)).until(() -> reminders.firedCount() == 1);
+            await().atMost(Duration.ofSeconds(40)).until(() -> reminders.firedCount() == 1);
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> reminders.pending().isEmpty());
         }
