@@ -1,0 +1,111 @@
+package io.timedjobs.scheduler.jdbc.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import java.sql.Connection;
+import java.util.Locale;
+import java.util.TreeMap;
+import java.nio.charset.StandardCharsets;
+import org.springframework.core.io.ByteArrayResource;
+import org.springframework.jdbc.datasource.init.ScriptUtils;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Upgrading a database that a release of schema version 1 created and filled: the initializer
+ * records it at version 1, runs the later scripts, and nothing of what it held is lost.
+ */
+class SchemaUpgradeTest {
+
+    /** Pending and claimed durable tasks, job rows of each kind and fires survive the upgrade to version 2. */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldUpgradeAVersion1DatabaseWithNothingLost(TestDatabases.Kind kind) throws Exception {
+        DataSource dataSource = kind.newDatabase();
+        ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
+        JdbcDialect dialect = database.dialect();
+        SchemaMigration migration = new SchemaMigration(dialect, database.tables());
+        try (Connection connection = dataSource.getConnection()) {
+            ScriptUtils.executeSqlScript(
+                    connection,
+                    new ByteArrayResource(
+                            migration.script("V1__timed_jobs.sql").getBytes(StandardCharsets.UTF_8)));
+        }
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        String now = dialect.now();
+        jdbc.update("INSERT INTO timed_jobs_instances (instance_name, started_at, heartbeat_at) VALUES ('old', " + now
+                + ", " + now + ")");
+        jdbc.update("INSERT INTO timed_jobs_jobs (job_name, kind, schedule, time_zone, anchor_at, next_fire_at,"
+                + " lease_owner, lease_until, paused, created_at) VALUES"
+                + " ('cron', 'cron', '0 * * * * *', 'UTC', NULL, NULL, NULL, NULL, FALSE, " + now + "),"
+                + " ('rate', 'fixed-rate', 'PT1M', NULL, " + now + ", NULL, NULL, NULL, TRUE, " + now + "),"
+                + " ('delay', 'fixed-delay', 'PT5S', NULL, NULL, NULL, 'old', " + now + ", FALSE, " + now + ")");
+        jdbc.update("INSERT INTO timed_jobs_fires (job_name, fire_at, instance_name, recorded_at) VALUES" + " ('cron', "
+                + now + ", 'old', " + now + ")");
+        jdbc.update("INSERT INTO timed_jobs_tasks (handler, task_key, payload, schedule, fire_at, due_at, state,"
+                + " attempts, claimed_by, claim_version, lease_until, created_at) VALUES"
+                + " ('mail', 'k1', '{\"to\":\"a\"}', NULL, " + now + ", " + now + ", 'PENDING', 0, NULL, 0, NULL, "
+                + now + "),"
+                + " ('mail', 'k2', 'text', '0 0 * * * *', " + now + ", " + now + ", 'CLAIMED', 1, 'old', 3, " + now
+                + ", " + now + ")");
+        List<Map<String, Object>> jobsBefore = rows(jdbc, "timed_jobs_jobs", "job_name");
+        List<Map<String, Object>> tasksBefore = rows(jdbc, "timed_jobs_tasks", "task_key");
+        List<Map<String, Object>> firesBefore = rows(jdbc, "timed_jobs_fires", "job_name");
+        List<Map<String, Object>> instancesBefore = rows(jdbc, "timed_jobs_instances", "instance_name");
+
+        new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
+
+        assertThat(jdbc.queryForList("SELECT version FROM timed_jobs_schema_version ORDER BY version", Integer.class))
+                .containsExactly(1, 2);
+        assertThat(jdbc.queryForObject("SELECT script FROM timed_jobs_schema_version WHERE version = 1", String.class))
+                .contains("found in place");
+        assertThat(project(rows(jdbc, "timed_jobs_jobs", "job_name"), jobsBefore))
+                .isEqualTo(jobsBefore);
+        assertThat(project(rows(jdbc, "timed_jobs_tasks", "task_key"), tasksBefore))
+                .isEqualTo(tasksBefore);
+        assertThat(rows(jdbc, "timed_jobs_fires", "job_name")).isEqualTo(firesBefore);
+        assertThat(project(rows(jdbc, "timed_jobs_instances", "instance_name"), instancesBefore))
+                .isEqualTo(instancesBefore);
+        assertThat(jdbc.queryForList("SELECT definition_key FROM timed_jobs_jobs", String.class))
+                .as("keys come with the first version 2 instance")
+                .containsOnlyNulls();
+        assertThat(jdbc.queryForList("SELECT fenced FROM timed_jobs_jobs", Boolean.class))
+                .containsOnly(false);
+
+        new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
+        new SchemaInitializer(database).initialize(SchemaInitializer.Mode.NEVER);
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM timed_jobs_schema_version", Integer.class))
+                .as("a current schema runs nothing again")
+                .isEqualTo(2);
+    }
+
+    private static List<Map<String, Object>> rows(JdbcTemplate jdbc, String table, String orderBy) {
+        return jdbc.queryForList("SELECT * FROM " + table + " ORDER BY " + orderBy).stream()
+                .map(row -> {
+                    Map<String, Object> lower = new TreeMap<>();
+                    row.forEach((column, value) -> lower.put(column.toLowerCase(Locale.ROOT), value));
+                    return (Map<String, Object>) lower;
+                })
+                .toList();
+    }
+
+    /** The rows cut to the columns that {@code before} has: what version 1 held. */
+    private static List<Map<String, Object>> project(
+            List<Map<String, Object>> after, List<Map<String, Object>> before) {
+        return after.stream()
+                .map(row -> {
+                    Map<String, Object> kept = new TreeMap<>(row);
+                    kept.keySet().retainAll(before.get(0).keySet());
+                    return (Map<String, Object>) kept;
+                })
+                .toList();
+    }
+}
