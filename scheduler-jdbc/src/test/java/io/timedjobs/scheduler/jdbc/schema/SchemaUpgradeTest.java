@@ -6,18 +6,18 @@ import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
-import java.sql.Connection;
-import java.util.Locale;
-import java.util.TreeMap;
 import java.nio.charset.StandardCharsets;
-import org.springframework.core.io.ByteArrayResource;
-import org.springframework.jdbc.datasource.init.ScriptUtils;
+import java.sql.Connection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.core.io.ByteArrayResource;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.init.ScriptUtils;
 
 /**
  * Upgrading a database that a release of schema version 1 created and filled: the initializer
@@ -36,8 +36,7 @@ class SchemaUpgradeTest {
         try (Connection connection = dataSource.getConnection()) {
             ScriptUtils.executeSqlScript(
                     connection,
-                    new ByteArrayResource(
-                            migration.script("V1__timed_jobs.sql").getBytes(StandardCharsets.UTF_8)));
+                    new ByteArrayResource(migration.script("V1__timed_jobs.sql").getBytes(StandardCharsets.UTF_8)));
         }
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         String now = dialect.now();
