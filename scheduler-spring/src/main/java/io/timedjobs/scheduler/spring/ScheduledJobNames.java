@@ -50,9 +50,29 @@ public final class ScheduledJobNames {
         }
     }
 
-    /** Returns the name of a method's jobs without a registration index: bean, dot, method. */
+    /**
+     * Returns the name of a method's jobs without a registration index: the one its {@link JobName}
+     * gives, else bean, dot, method.
+     *
+     * @throws IllegalArgumentException if a {@link JobName} is blank or longer than 300 characters
+     */
     public static String baseName(String beanName, Method method) {
-        return beanName + "." + method.getName();
+        JobName given = AnnotatedElementUtils.findMergedAnnotation(method, JobName.class);
+        if (given == null) {
+            return beanName + "." + method.getName();
+        }
+        String name = given.value();
+        if (name.isBlank() || name.codePointCount(0, name.length()) > 300) {
+            throw new IllegalArgumentException(
+                    "@JobName on " + method.getDeclaringClass().getName() + "." + method.getName()
+                            + " must be 1 to 300 characters, not blank, was '" + name + "'");
+        }
+        return name;
+    }
+
+    /** Whether a method's job names come from its {@link JobName}, not from bean and method. */
+    public static boolean isGiven(Method method) {
+        return AnnotatedElementUtils.hasAnnotation(method, JobName.class);
     }
 
     /** Returns the {@code @Scheduled} method runnable inside, or null if there is none. */

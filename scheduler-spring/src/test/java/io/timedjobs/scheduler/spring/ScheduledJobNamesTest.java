@@ -20,6 +20,14 @@ class ScheduledJobNamesTest {
         @Scheduled(cron = "0 0 * * * *")
         @Scheduled(fixedDelay = 5000)
         void report() {}
+
+        @JobName("billing.nightly-close")
+        @Scheduled(cron = "0 0 2 * * *")
+        void closeDay() {}
+
+        @JobName(" ")
+        @Scheduled(cron = "0 0 2 * * *")
+        void blank() {}
     }
 
     private static Method method(String name) throws NoSuchMethodException {
@@ -33,6 +41,19 @@ class ScheduledJobNamesTest {
         assertThat(names.register("jobs", method("poll"))).isEqualTo("jobs.poll");
         assertThat(names.register("jobs", method("poll"))).isEqualTo("jobs.poll");
         assertThat(ScheduledJobNames.baseName("jobs", method("poll"))).isEqualTo("jobs.poll");
+    }
+
+    /** A @JobName gives the job its name, whatever the bean and method are called; a blank one is refused. */
+    @Test
+    void shouldNameMethodByItsJobName() throws Exception {
+        ScheduledJobNames names = new ScheduledJobNames();
+        assertThat(names.register("jobs", method("closeDay"))).isEqualTo("billing.nightly-close");
+        assertThat(names.register("renamedBean", method("closeDay"))).isEqualTo("billing.nightly-close");
+        assertThat(ScheduledJobNames.isGiven(method("closeDay"))).isTrue();
+        assertThat(ScheduledJobNames.isGiven(method("poll"))).isFalse();
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> names.register("jobs", method("blank")))
+                .withMessageContaining("@JobName");
     }
 
     /** A method with several @Scheduled gets #0, #1, ... in order of registration, per instance. */

@@ -5,6 +5,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
+import io.timedjobs.scheduler.spring.ScheduledJobNames;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -137,13 +138,15 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
             JobCatalog.Job job = scheduler.describe(task.getRunnable());
             boolean customTrigger = task instanceof TriggerTask && !(task instanceof CronTask);
             if (job.clustered() && !customTrigger) {
-                clusteredNames.add(job.name());
+                boolean given = job.method() != null && ScheduledJobNames.isGiven(job.method());
+                clusteredNames.add(job.name() + (given ? " (@JobName)" : ""));
             } else {
                 localNames.add(job.name() + " (" + (customTrigger ? "custom trigger" : job.reason()) + ")");
             }
         }
         List<String> unknown = localJobs.stream()
-                .filter(name -> !clusteredNames.contains(name)
+                .filter(name -> clusteredNames.stream()
+                                .noneMatch(clustered -> clustered.equals(name) || clustered.startsWith(name + " "))
                         && localNames.stream()
                                 .noneMatch(local -> local.startsWith(name + " ") || local.startsWith(name + "#")))
                 .sorted()
@@ -155,7 +158,9 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         }
         logger.info("Instance " + instance.name() + ": " + clusteredNames.size()
                 + " @Scheduled job(s) run once per fire across instances " + clusteredNames + "; "
-                + localNames.size() + " run on every instance " + localNames + "; cron zone " + defaultZone);
+                + localNames.size() + " run on every instance " + localNames + "; cron zone " + defaultZone
+                + "; names not marked @JobName are derived from bean and method, so renaming either makes a new"
+                + " job");
     }
 
     /**
