@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -323,14 +324,18 @@ public final class DurableTaskEngine {
      * existed and its handler ran.
      */
     public boolean runNow(String handler, String key) {
-        OptionalLong id = store.reschedule(handler, key, databaseClock.now());
-        if (id.isEmpty()) {
-            return false;
+        Optional<ClaimedTask> claimed;
+        // Under the poll's lock: moved to now, the task is due, and this instance's own poll must
+        // not claim it between the move and the claim here.
+        synchronized (claimLock) {
+            OptionalLong id = store.reschedule(handler, key, databaseClock.now());
+            if (id.isEmpty()) {
+                return false;
+            }
+            queued.removeIf(task -> task.handler().equals(handler) && task.key().equals(key));
+            claimed = store.claimOne(owner, id.getAsLong(), settings.lookahead(), settings.lease());
         }
-        queued.removeIf(task -> task.handler().equals(handler) && task.key().equals(key));
-        return store.claimOne(owner, id.getAsLong(), settings.lookahead(), settings.lease())
-                .map(task -> runner.run(task, Instant.MIN))
-                .orElse(false);
+        return claimed.map(task -> runner.run(task, Instant.MIN)).orElse(false);
     }
 
     /** This instance's name, as it appears in {@code claimed_by}. */
