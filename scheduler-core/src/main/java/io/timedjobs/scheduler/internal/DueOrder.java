@@ -53,7 +53,7 @@ final class DueOrder {
 
     /** Removes a task from whichever structure holds it; false if none does. */
     boolean remove(ScheduledTask<?> task) {
-        int p = task.heapIndex;
+        int p = task.queuePosition;
         if (QueuePosition.inHeap(p)) {
             return heap.remove(task);
         } else if (QueuePosition.inRun(p)) {
@@ -85,7 +85,7 @@ final class DueOrder {
 
     /** Removes the task that {@link #first()} returned. */
     ScheduledTask<?> poll(ScheduledTask<?> first) {
-        if (first.heapIndex == 0) {
+        if (first == heap.peek()) {
             heap.removeAt(0);
         } else {
             run.poll();
@@ -94,8 +94,8 @@ final class DueOrder {
     }
 
     /**
-     * Moves the tasks due at {@code now}, up to {@link ReadyBatch#MAX_TASKS}, into a new batch, each
-     * marked with its slot; null when none is due. Called after the first due task was polled, so
+     * Moves the tasks due at {@code now}, up to {@link ReadyBatch#MAX_TASKS}, into a new batch (which
+     * marks each with its slot); null when none is due. Called after the first due task was polled, so
      * a burst of due tasks costs the lock once per batch rather than once per task.
      */
     @Nullable
@@ -107,9 +107,7 @@ final class DueOrder {
         ScheduledTask<?>[] tasks = new ScheduledTask<?>[ReadyBatch.MAX_TASKS];
         int n = 0;
         do {
-            tasks[n] = poll(next);
-            next.heapIndex = QueuePosition.batch(n);
-            n++;
+            tasks[n++] = poll(next);
             next = first();
         } while (n < ReadyBatch.MAX_TASKS && next != null && next.time - now <= 0L);
         return new ReadyBatch(tasks, n);

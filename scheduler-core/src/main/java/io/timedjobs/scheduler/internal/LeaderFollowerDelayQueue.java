@@ -27,7 +27,7 @@ public final class LeaderFollowerDelayQueue {
      *    leader, sleeps with a timeout: until the head is due or the wheel must move. The others,
      *    the followers, sleep without one (Followers). A leader that leaves with a task wakes one
      *    follower, the next leader; so no thread wakes up unless a task is due or the head changed.
-     *    Workers park on their own Waiter, so that every release of the lock goes through
+     *    Workers park on their own PoolThread, so that every release of the lock goes through
      *    QueueLock.release(), and a wake-up targets one chosen thread.
      *
      * 3. Hand-over (HandoffStripes, WakePlan, QueueLock). A task that needs no attention before the
@@ -87,7 +87,7 @@ public final class LeaderFollowerDelayQueue {
      * as they found it. So while tasks are queued and the role is vacant, some worker is awake and
      * headed for the lock, and no follower sleeps through the head's due time.
      */
-    private @Nullable Waiter leader;
+    private @Nullable PoolThread leader;
 
     /** Workers sleeping without a timeout. Guarded by lock. */
     private final Followers followers;
@@ -176,9 +176,9 @@ public final class LeaderFollowerDelayQueue {
      * removal is left on the caller's stripe for the lock holder (see QueueLock.remove).
      */
     public void remove(ScheduledTask<?> task) {
-        int h = task.heapIndex; // plain, racy read: confirmed by the CAS in unstage or cancel
+        int h = task.queuePosition; // plain, racy read: confirmed by the CAS in unstage or cancel
         if (QueuePosition.isStaged(h) && stripes.unstage(task, QueuePosition.stagedPosition(h))) {
-            return; // the position is read once: a drain may change heapIndex at any moment
+            return; // the position is read once: a drain may change queuePosition at any moment
         }
         if (QueuePosition.inBatch(h) && unbatch(task, h)) {
             return;
@@ -200,7 +200,7 @@ public final class LeaderFollowerDelayQueue {
 
     /** Removes a task from the batch or from due order; false if it is in neither. Under lock. */
     private boolean removeLocked(ScheduledTask<?> task) {
-        int i = task.heapIndex;
+        int i = task.queuePosition;
         if (QueuePosition.inBatch(i)) {
             return unbatch(task, i); // nothing else to update: the batch is out of the queue
         }
@@ -232,7 +232,7 @@ public final class LeaderFollowerDelayQueue {
      * when the calling worker should exit: the queue was stopped, or it is shut down and empty.
      */
     @Nullable
-    ScheduledTask<?> take(Waiter me) {
+    ScheduledTask<?> take(PoolThread me) {
         if (stopped) { // volatile read: see stopped
             return null;
         }
@@ -320,7 +320,7 @@ public final class LeaderFollowerDelayQueue {
 
     /** Takes the role from the leader, if any, and wakes it to re-plan; false if none. Under lock. */
     private boolean wakeLeader() {
-        Waiter l = leader;
+        PoolThread l = leader;
         if (l == null) {
             return false;
         }

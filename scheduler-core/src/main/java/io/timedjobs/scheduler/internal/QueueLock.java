@@ -150,7 +150,7 @@ final class QueueLock extends ReentrantLock {
         if (tryAcquire()) {
             try {
                 // Exact under the lock, where no drain is under way.
-                if (!remove.test(task) && QueuePosition.isStaged(task.heapIndex)) {
+                if (!remove.test(task) && QueuePosition.isStaged(task.queuePosition)) {
                     drainPending(); // on another thread's stripe: dropped as it is drained
                 }
             } finally {

@@ -108,7 +108,7 @@ final class TimingWheel {
             buckets[slot] = tasks = Arrays.copyOf(tasks, n + (n >> 1));
         }
         tasks[n] = task;
-        task.heapIndex = QueuePosition.wheel(n);
+        task.queuePosition = QueuePosition.wheel(n);
         bucketSize[slot] = n + 1;
         if (n == 0) {
             occupied[slot >>> 6] |= 1L << slot;
@@ -124,7 +124,7 @@ final class TimingWheel {
 
     /** Removes a task by the index it records; false if it is not in this wheel. */
     boolean remove(ScheduledTask<?> task) {
-        int p = task.heapIndex;
+        int p = task.queuePosition;
         if (!QueuePosition.inWheel(p)) {
             return false;
         }
@@ -139,9 +139,9 @@ final class TimingWheel {
         tasks[last] = null;
         if (index != last) {
             tasks[index] = moved;
-            moved.heapIndex = QueuePosition.wheel(index);
+            moved.queuePosition = QueuePosition.wheel(index);
         }
-        task.heapIndex = QueuePosition.NONE;
+        task.queuePosition = QueuePosition.NONE;
         bucketSize[slot] = last;
         count--; // earliest stays a lower bound: see there
         if (last == 0) {

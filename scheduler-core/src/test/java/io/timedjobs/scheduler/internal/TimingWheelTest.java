@@ -58,7 +58,7 @@ class TimingWheelTest {
                     long exact = Long.MAX_VALUE;
                     boolean inWheel = false;
                     for (ScheduledTask<?> t : model) {
-                        if (QueuePosition.inWheel(t.heapIndex)) {
+                        if (QueuePosition.inWheel(t.queuePosition)) {
                             exact = inWheel && exact - t.time < 0 ? exact : t.time;
                             inWheel = true;
                         }
@@ -69,7 +69,7 @@ class TimingWheelTest {
                                 .isEqualTo(exact);
                     }
                     for (ScheduledTask<?> t : model) {
-                        if (QueuePosition.inWheel(t.heapIndex)) {
+                        if (QueuePosition.inWheel(t.queuePosition)) {
                             assertThat(wheel.attentionTime(t.time) - now)
                                     .as("attention of a task left in the wheel")
                                     .isPositive();
@@ -104,7 +104,7 @@ class TimingWheelTest {
         long nextMove = 0;
         boolean any = false;
         for (ScheduledTask<?> t : model) {
-            if (QueuePosition.inWheel(t.heapIndex)) {
+            if (QueuePosition.inWheel(t.queuePosition)) {
                 if (!any || t.time - earliest.time < 0) {
                     earliest = t;
                 }
