@@ -23,11 +23,8 @@ class FollowersTest {
         for (int i = 0; i < 40; i++) {
             workers.add(new PoolThread(new Thread(() -> {}))); // never started: unpark does nothing
         }
-        DueOrder order = new DueOrder(0L);
-        QueueLock lock = new QueueLock(
-                new HandoffStripes(1), new WakePlan(), new QueueFigures(), order, order::add, order::remove);
         for (int round = 0; round < 100; round++) {
-            Followers followers = new Followers(lock, () -> null, this);
+            Followers followers = new Followers();
             ArrayDeque<PoolThread> model = new ArrayDeque<>();
             workers.forEach(w -> w.queued = false);
             for (int op = 0; op < 400; op++) {
