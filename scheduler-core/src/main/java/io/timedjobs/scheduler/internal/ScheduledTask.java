@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
 public class ScheduledTask<V> extends TaskFuture implements RunnableScheduledFuture<V> {
 
     /*
-     * Life cycle, a small state machine in the style of FutureTask:
+     * Life cycle, a small state machine in the style of FutureTask (the states are TaskFuture's):
      *
      *   NEW -> RUNNING -> COMPLETING -> NORMAL | EXCEPTIONAL     (the work ran)
      *   NEW | RUNNING -> CANCELLED                               (cancel(false))
