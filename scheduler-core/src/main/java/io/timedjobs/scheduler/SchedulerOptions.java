@@ -220,10 +220,10 @@ abstract class SchedulerOptions {
                     "concurrencyLimit applies to virtual threads only; without them the pool size is the limit");
         }
         int number = SCHEDULER_NUMBER.incrementAndGet();
-        ThreadFactory taskThreads = virtualThreads ? WorkerThreads.virtual(threadNamePrefix) : null;
+        ThreadFactory taskThreads = virtualThreads ? DefaultThreadFactories.virtual(threadNamePrefix) : null;
         ThreadFactory factory = threadFactory;
         if (factory == null) {
-            factory = taskThreads != null ? taskThreads : WorkerThreads.named(threadNamePrefix, daemon);
+            factory = taskThreads != null ? taskThreads : DefaultThreadFactories.named(threadNamePrefix, daemon);
         }
         boolean manual = ticker instanceof ManualTicker;
         Clock wallClock = clock != null ? clock : manual ? ((ManualTicker) ticker).clock() : Clock.systemUTC();

@@ -8,7 +8,7 @@ import java.util.concurrent.Callable;
  */
 final class CallableTask<V> extends ScheduledTask<V> {
 
-    CallableTask(WorkerPool pool, Callable<V> work, long time) {
+    CallableTask(Owner pool, Callable<V> work, long time) {
         super(pool, work, time);
     }
 

@@ -9,9 +9,11 @@ import org.jspecify.annotations.Nullable;
  * Not thread-safe: touched only under the queue's lock, except {@link #attentionTime}, a pure
  * function any thread may call. The queue's tasks in due order, held in three structures: the
  * {@link TimingWheel} for tasks due more than a bucket ahead, the {@link SortedRun} its buckets
- * move into, and the {@link TaskHeap} for the rest. It knows which one holds a task (by the task's
- * {@link QueuePosition}), which task is due first, and it numbers tasks as they enter, so that
- * equal due times leave first in, first out.
+ * move into, and the {@link TaskHeap} for the rest. This class alone decides where a task lives:
+ * which structure takes it as it enters ({@link #add}) and as its wheel bucket moves out ({@link
+ * #moveOut}), each structure's encoding limit included. It finds a task by its {@link
+ * QueuePosition}, knows which task is due first, and numbers tasks as they enter, so that equal due
+ * times leave first in, first out.
  */
 final class DueOrder {
 
@@ -20,6 +22,9 @@ final class DueOrder {
     private final TimingWheel wheel;
 
     private final SortedRun run = new SortedRun();
+
+    /** Where the wheel's buckets go as they move out. Made once, not per move. */
+    private final TimingWheel.Sink moveOut = this::moveOut;
 
     /** Next sequence number; compared by difference, so it may wrap around. */
     private int sequencer;
@@ -44,8 +49,12 @@ final class DueOrder {
      */
     long add(ScheduledTask<?> task) {
         task.sequence = sequencer++;
-        if (wheel.add(task)) {
-            return wheel.attentionTime(task.time);
+        // The wheel for a task due more than a bucket ahead and within its reach, while its index
+        // in the bucket stays encodable; the heap for the rest.
+        long bucket = wheel.bucketOf(task.time);
+        if (wheel.holds(bucket) && wheel.sizeOf(bucket) < QueuePosition.MAX_WHEEL_INDEX) {
+            wheel.add(task, bucket);
+            return wheel.moveTime(bucket);
         }
         heap.add(task);
         return task.time;
@@ -53,7 +62,7 @@ final class DueOrder {
 
     /** Removes a task from whichever structure holds it; false if none does. */
     boolean remove(ScheduledTask<?> task) {
-        int p = task.heapIndex;
+        int p = task.queuePosition;
         if (QueuePosition.inHeap(p)) {
             return heap.remove(task);
         } else if (QueuePosition.inRun(p)) {
@@ -64,9 +73,30 @@ final class DueOrder {
         return false;
     }
 
-    /** Moves the wheel's buckets that are about to come due at {@code now} into the run. */
+    /** Moves the wheel's buckets that are about to come due at {@code now} out (see moveOut). */
     void advance(long now) {
-        wheel.advance(now, heap, run);
+        wheel.advance(now, moveOut);
+    }
+
+    /**
+     * Takes the tasks of a wheel bucket that moves out: sorted onto the end of the run when they
+     * all come after it (the case for buckets moved in order) and the run's positions stay
+     * encodable; otherwise into the heap.
+     */
+    private void moveOut(ScheduledTask<?>[] tasks, int n, boolean inOrder) {
+        if (inOrder && run.size() + n < QueuePosition.MAX_RUN_POSITION) {
+            wheel.sortBucket(tasks, n);
+            ScheduledTask<?> last = run.last();
+            if (last == null || ScheduledTask.isBefore(last, tasks[0])) {
+                run.append(tasks, n);
+                return;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            ScheduledTask<?> t = tasks[i];
+            tasks[i] = null;
+            heap.add(t);
+        }
     }
 
     /**
@@ -85,7 +115,7 @@ final class DueOrder {
 
     /** Removes the task that {@link #first()} returned. */
     ScheduledTask<?> poll(ScheduledTask<?> first) {
-        if (first.heapIndex == 0) {
+        if (first == heap.peek()) {
             heap.removeAt(0);
         } else {
             run.poll();
@@ -94,8 +124,8 @@ final class DueOrder {
     }
 
     /**
-     * Moves the tasks due at {@code now}, up to {@link ReadyBatch#MAX_TASKS}, into a new batch, each
-     * marked with its slot; null when none is due. Called after the first due task was polled, so
+     * Moves the tasks due at {@code now}, up to {@link ReadyBatch#MAX_TASKS}, into a new batch (which
+     * marks each with its slot); null when none is due. Called after the first due task was polled, so
      * a burst of due tasks costs the lock once per batch rather than once per task.
      */
     @Nullable
@@ -107,9 +137,7 @@ final class DueOrder {
         ScheduledTask<?>[] tasks = new ScheduledTask<?>[ReadyBatch.MAX_TASKS];
         int n = 0;
         do {
-            tasks[n] = poll(next);
-            next.heapIndex = QueuePosition.batch(n);
-            n++;
+            tasks[n++] = poll(next);
             next = first();
         } while (n < ReadyBatch.MAX_TASKS && next != null && next.time - now <= 0L);
         return new ReadyBatch(tasks, n);
@@ -193,7 +221,7 @@ final class DueOrder {
     }
 
     private void flushIntoHeap() {
-        wheel.flushAll(heap, run);
+        wheel.flushAll(moveOut);
         while (run.size() > 0) {
             heap.add(run.poll());
         }

@@ -6,7 +6,7 @@ package io.timedjobs.scheduler.internal;
  */
 final class ExecutedTask extends ScheduledTask<Void> {
 
-    ExecutedTask(WorkerPool pool, Runnable work, long time) {
+    ExecutedTask(Owner pool, Runnable work, long time) {
         super(pool, work, time);
     }
 

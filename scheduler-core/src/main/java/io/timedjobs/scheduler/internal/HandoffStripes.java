@@ -66,11 +66,11 @@ final class HandoffStripes {
             if (c != null) {
                 int i = (int) CLAIMED.getAndAdd(c, 1); // atomic add: claims slot i
                 if (i < c.slots.length) {
-                    task.heapIndex = QueuePosition.staged(c.base + i);
+                    task.queuePosition = QueuePosition.staged(c.base + i);
                     // NOTE: the slot is claimed but not yet written; the drainer waits for this
-                    // store (see insertChunk). A release store, written as fence and plain store:
+                    // store (see drainChunk). A release store, written as fence and plain store:
                     // the array VarHandle's setRelease checks the element type on every call.
-                    VarHandle.releaseFence(); // StoreStore: heapIndex before the slot
+                    VarHandle.releaseFence(); // StoreStore: queuePosition before the slot
                     c.slots[i] = task; // plain store, ordered by the fence above
                     return c.base + i + 1;
                 }
@@ -79,7 +79,7 @@ final class HandoffStripes {
             Chunk next = c == null
                     ? new Chunk(null, 0, Chunk.FIRST)
                     : new Chunk(c, c.base + c.slots.length, Math.min(2 * c.slots.length, Chunk.LARGEST));
-            task.heapIndex = QueuePosition.staged(next.base); // plain writes, published by the CAS
+            task.queuePosition = QueuePosition.staged(next.base); // plain writes, published by the CAS
             next.slots[0] = task;
             next.claimed = 1; // volatile write to a chunk nobody else sees yet
             if (STAGED.compareAndSet(stripe, c, next)) { // CAS: publishes the chunk and its first slot
@@ -104,7 +104,7 @@ final class HandoffStripes {
             return false;
         }
         int i = position - c.base;
-        // NOTE: races with the drainer's swap in insertChunk; exactly one of the two takes the task.
+        // NOTE: races with the drainer's swap in drainChunk; exactly one of the two takes the task.
         if (i < c.slots.length && SLOTS.compareAndSet(c.slots, i, task, CANCELLED_SLOT)) { // CAS
             CANCELLED.getAndAdd(c, 1); // atomic add
             return true;
@@ -161,7 +161,7 @@ final class HandoffStripes {
             if (stripe.removals != null) { // volatile read
                 Removal head = (Removal) REMOVALS.getAndSet(stripe, (Removal) null); // swap
                 for (Removal r = head; r != null; r = r.next) {
-                    if (!remove.test(r.task) && QueuePosition.isStaged(r.task.heapIndex)) {
+                    if (!remove.test(r.task) && QueuePosition.isStaged(r.task.queuePosition)) {
                         staged = true;
                     }
                 }
@@ -229,7 +229,7 @@ final class HandoffStripes {
             if (t == CANCELLED_SLOT) {
                 continue;
             }
-            t.heapIndex = QueuePosition.NONE; // plain write, under the queue's lock
+            t.queuePosition = QueuePosition.NONE; // plain write, under the queue's lock
             if (t.isNew()) { // cancelled while staged: it never enters the queue
                 sink.accept(t);
             }

@@ -4,15 +4,17 @@ import io.timedjobs.scheduler.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Any thread may offer, remove and read the figures; only the pool's workers take. The queue every
  * worker of one scheduler takes its tasks from, in due order, with the leader-follower protocol.
- *
- * <p>The tasks in due order, the leader and the followers are guarded by one lock; producers hand
- * new tasks over on lock-free stripes and usually do not touch the lock.
+ * This class alone holds the lock, the leader, the followers' sleep and the requests producers
+ * leave for the lock's holder; the structures it uses never touch the lock.
  */
 public final class LeaderFollowerDelayQueue {
 
@@ -22,18 +24,19 @@ public final class LeaderFollowerDelayQueue {
      * 1. Due order (DueOrder): by due time, then first in, first out; a heap, and a coarse timing
      *    wheel in front of it for tasks due later (timeouts, mostly, often cancelled before due).
      *
-     * 2. Leader-follower, the protocol of DelayQueue (see the Javadoc of its leader field), after
+     * 2. Leader-follower, the protocol of DelayQueue (see the Javadoc of the leader field), after
      *    Schmidt and Pyarali's Leader/Followers pattern. Of the workers in take(), at most one, the
      *    leader, sleeps with a timeout: until the head is due or the wheel must move. The others,
-     *    the followers, sleep without one (Followers). A leader that leaves with a task wakes one
-     *    follower, the next leader; so no thread wakes up unless a task is due or the head changed.
-     *    Workers park on their own Waiter, so that every release of the lock goes through
-     *    QueueLock.release(), and a wake-up targets one chosen thread.
+     *    the followers, sleep without one (sleep()). A leader that leaves with a task wakes one
+     *    follower, the next leader (leave()); so no thread wakes up unless a task is due or the
+     *    head changed. Workers park on the thread itself rather than on a Condition, so that
+     *    every release of the lock goes through release(), and a wake-up targets one chosen thread.
      *
-     * 3. Hand-over (HandoffStripes, WakePlan, QueueLock). A task that needs no attention before the
-     *    sleeping leader's planned wake-up stays on its producer's stripe until the leader drains
-     *    the stripes; any other is inserted at once, by its producer if the lock is free, else by
-     *    the holder on request. Cancels likewise, or take the task out of its slot with a CAS.
+     * 3. Hand-over (HandoffStripes, WakePlan). A task that needs no attention before the sleeping
+     *    leader's planned wake-up stays on its producer's stripe until the leader drains the
+     *    stripes; any other is inserted at once, by its producer if the lock is free, else by the
+     *    holder on request (drainRequested). Cancels likewise (removalsRequested), or take the task
+     *    out of its slot with a CAS.
      *
      * 4. A task inserted ahead of the leader's wake-up time unparks the leader (or, with no leader
      *    and an empty queue, one follower) to re-plan. Any other task wakes nobody.
@@ -42,13 +45,25 @@ public final class LeaderFollowerDelayQueue {
      *    for workers to claim with a CAS, and wakes followers to help: one lock per batch.
      *
      * 6. Shutdown closes the stripes (close()); take() returns null once the queue is then empty.
+     *
+     * Lock order: the pool's mainLock first, then this lock, never the other way round. Nothing
+     * done under this lock takes mainLock, runs a task's code, or calls a listener.
      */
 
     /**
-     * Guards due order, the leader and the followers. Lock order: the pool's mainLock first, then
-     * this one, never the other way round (see QueueLock).
+     * Depths of a stripe at which its producer wakes the leader to move the pile: deep enough that
+     * timeouts cancelled soon are mostly cancelled on the stripe, shallow enough that one drain
+     * holds the lock for a millisecond or two at most.
      */
-    private final QueueLock lock;
+    private static final int NUDGE_DEPTH = 1 << 14;
+
+    /**
+     * Guards due order, the leader and the followers. Taken only through {@link #acquire} and
+     * {@link #tryAcquire}, and let go only through {@link #release}: those keep the figures and
+     * perform the requests. No spinning: with more workers than cores, a spinner mostly burns the
+     * time slice the holder needs.
+     */
+    private final ReentrantLock lock = new ReentrantLock();
 
     private final Ticker ticker;
 
@@ -59,10 +74,20 @@ public final class LeaderFollowerDelayQueue {
     private final DueOrder order;
 
     /** Where producers and cancellers leave tasks and removals without the lock. */
-    private final HandoffStripes stripes = new HandoffStripes();
+    private final HandoffStripes stripes;
 
     /** The sleeping leader's wake-up time, published before it sleeps, withdrawn in dropLeader. */
     private final WakePlan plan = new WakePlan();
+
+    /**
+     * Requests for the lock's holder, which performs them before it lets go for good: a drain, set
+     * by a producer or canceller that pushed something which must not wait but found the lock held;
+     * or only the removals, set by a canceller that left one on its stripe. Volatile: set before the
+     * requester tries the lock again, read by the holder after it let go (see drainNow).
+     */
+    private volatile boolean drainRequested;
+
+    private volatile boolean removalsRequested;
 
     /** Whether shutdown() or stop() has run. Written under lock, never cleared; volatile. */
     private volatile boolean closed;
@@ -79,18 +104,21 @@ public final class LeaderFollowerDelayQueue {
      * leader, whose timeout is now too long; so a worker may only clear it if it holds the role.
      *
      * <p>No lost wake-up. Every worker that leaves take() through the lock passes its finally block,
-     * which wakes one follower as successor (Followers.leave) if it finds the role vacant and tasks
-     * queued. A successor, woken as such and not as a helper, never claims a batch task in
-     * Followers.sleep but goes on to the lock. There it may claim a batch task instead of taking
-     * the role; it must then pass the role on, and does: it leaves through the same finally block,
-     * which wakes the next successor. Only helpers claim without the lock, and they leave the role
-     * as they found it. So while tasks are queued and the role is vacant, some worker is awake and
-     * headed for the lock, and no follower sleeps through the head's due time.
+     * which wakes one follower as successor ({@link #leave}) if it finds the role vacant and tasks
+     * queued. A successor, woken as such and not as a helper, never claims a batch task in {@link
+     * #sleep} but goes on to the lock. There it may claim a batch task instead of taking the role;
+     * it must then pass the role on, and does: it leaves through the same finally block, which
+     * wakes the next successor. Only helpers claim without the lock, and they leave the role as
+     * they found it. And a task that must not wait reaches due order even when its producer finds
+     * the lock held: the producer leaves a request, which the holder performs in {@link #release}
+     * after letting go (see {@link #drainNow}), and the insert wakes whoever must re-plan. So while
+     * tasks are queued and the role is vacant, some worker is awake and headed for the lock, and
+     * no follower sleeps through the head's due time.
      */
-    private @Nullable Waiter leader;
+    private @Nullable PoolThread leader;
 
     /** Workers sleeping without a timeout. Guarded by lock. */
-    private final Followers followers;
+    private final Followers followers = new Followers();
 
     /**
      * Due tasks taken out of the queue in one go, for workers to claim without the lock; or null.
@@ -104,6 +132,11 @@ public final class LeaderFollowerDelayQueue {
     /** The current batch, for the figures' readers. Made once, not per reading. */
     private final Supplier<@Nullable ReadyBatch> readyBatch = () -> ready; // volatile read
 
+    /** What the stripes' tasks and removals go to as they are drained. Made once, not per drain. */
+    private final Consumer<ScheduledTask<?>> insert = this::insert;
+
+    private final Predicate<ScheduledTask<?>> removeLocked = this::removeLocked;
+
     /**
      * Whether take() returns null at once, even with tasks left (shutdownNow). Volatile, never
      * cleared; written first without the lock by {@link #stopTaking()}, so that no worker takes a
@@ -114,11 +147,15 @@ public final class LeaderFollowerDelayQueue {
     private volatile boolean stopped;
 
     public LeaderFollowerDelayQueue(Ticker ticker, boolean timedWaits) {
+        this(ticker, timedWaits, new HandoffStripes(), new DueOrder(ticker.read()));
+    }
+
+    /** For tests that watch the stripes and the order the queue works on. */
+    LeaderFollowerDelayQueue(Ticker ticker, boolean timedWaits, HandoffStripes stripes, DueOrder order) {
         this.ticker = ticker;
         this.timedWaits = timedWaits;
-        this.order = new DueOrder(ticker.read());
-        this.lock = new QueueLock(stripes, plan, figures, order, this::insert, this::removeLocked);
-        this.followers = new Followers(lock, readyBatch, this);
+        this.stripes = stripes;
+        this.order = order;
     }
 
     // ---- Producers ----
@@ -129,15 +166,14 @@ public final class LeaderFollowerDelayQueue {
      * wakes anyway is moved into the queue at once.
      */
     public boolean offer(ScheduledTask<?> task) {
-        final QueueLock lock = this.lock;
         long attention = order.attentionTime(task.time); // its due time, or its bucket's move time
-        if (plan.mustDrainNow(attention) && lock.tryAcquire()) {
+        if (plan.mustDrainNow(attention) && tryAcquire()) {
             // Needs attention before the plan ends, and the lock is free: insert it directly. The
             // stripes' tasks need none before the plan ends, so they are due after this one; with
             // no plan they go first, for equal due times keep submission order.
             try {
-                if (lock.drainRequested() || !plan.inForce()) {
-                    lock.drainPending();
+                if (drainRequested || !plan.inForce()) { // volatile reads
+                    drainPending();
                 }
                 if (closed) { // volatile read
                     return false;
@@ -145,10 +181,34 @@ public final class LeaderFollowerDelayQueue {
                 insert(task);
                 return true;
             } finally {
-                lock.release();
+                release();
             }
         }
-        return lock.stage(task, attention);
+        return stage(task, attention);
+    }
+
+    /**
+     * Puts a task on the calling thread's stripe, and has it moved into the queue now unless the
+     * leader's plan lets it wait (see WakePlan). Any thread not holding the lock.
+     *
+     * @param attention when the task needs a worker's attention: its due time or its bucket's move
+     * @return false if the stripes are closed: the queue no longer accepts tasks
+     */
+    boolean stage(ScheduledTask<?> task, long attention) {
+        int depth = stripes.stage(task);
+        if (depth == 0) {
+            return false;
+        }
+        // The push comes first and the look at the plan second: see WakePlan.
+        if (plan.mustDrainNow(attention)) {
+            drainNow(false);
+        } else if (depth % NUDGE_DEPTH == 0) {
+            Thread leaderThread = plan.leaderThread();
+            if (leaderThread != null) {
+                LockSupport.unpark(leaderThread); // let the leader move the pile into the queue
+            }
+        }
+        return true;
     }
 
     /**
@@ -156,9 +216,9 @@ public final class LeaderFollowerDelayQueue {
      * is after shutdown only with {@code acceptAfterShutdown}, and never after stop.
      */
     boolean requeue(ScheduledTask<?> task, boolean acceptAfterShutdown) {
-        lock.acquire();
+        acquire();
         try {
-            lock.drainPending();
+            drainPending();
             if (stopped || (closed && !acceptAfterShutdown)) {
                 return false;
             }
@@ -167,29 +227,41 @@ public final class LeaderFollowerDelayQueue {
             }
             return true;
         } finally {
-            lock.release();
+            release();
         }
     }
 
     /**
      * Removes a cancelled task from wherever it is queued. Never blocks: when the lock is busy, the
-     * removal is left on the caller's stripe for the lock holder (see QueueLock.remove).
+     * removal is left on the caller's stripe, and a request for the holder.
      */
     public void remove(ScheduledTask<?> task) {
-        int h = task.heapIndex; // plain, racy read: confirmed by the CAS in unstage or cancel
-        if (QueuePosition.isStaged(h) && stripes.unstage(task, QueuePosition.stagedPosition(h))) {
-            return; // the position is read once: a drain may change heapIndex at any moment
+        int p = task.queuePosition; // plain, racy read: confirmed by the CAS in unstage or cancel
+        if (QueuePosition.isStaged(p) && stripes.unstage(task, QueuePosition.stagedPosition(p))) {
+            return; // the position is read once: a drain may change it at any moment
         }
-        if (QueuePosition.inBatch(h) && unbatch(task, h)) {
+        if (QueuePosition.inBatch(p) && unbatch(task, p)) {
             return;
         }
-        lock.remove(task); // under the lock, or by its holder
+        if (tryAcquire()) {
+            try {
+                // Exact under the lock, where no drain is under way.
+                if (!removeLocked(task) && QueuePosition.isStaged(task.queuePosition)) {
+                    drainPending(); // on another thread's stripe: dropped as it is drained
+                }
+            } finally {
+                release();
+            }
+            return;
+        }
+        stripes.pushRemoval(task); // the task is cancelled already: see pushRemoval
+        drainNow(true);
     }
 
     /** Takes a cancelled task out of the current batch, without the lock (see ReadyBatch.cancel). */
-    private boolean unbatch(ScheduledTask<?> task, int h) {
+    private boolean unbatch(ScheduledTask<?> task, int p) {
         ReadyBatch b = ready; // volatile read
-        return b != null && b.cancel(task, QueuePosition.batchSlot(h));
+        return b != null && b.cancel(task, QueuePosition.batchSlot(p));
     }
 
     /** Claims the next task of the current batch, without the lock; null when there is none. */
@@ -200,9 +272,9 @@ public final class LeaderFollowerDelayQueue {
 
     /** Removes a task from the batch or from due order; false if it is in neither. Under lock. */
     private boolean removeLocked(ScheduledTask<?> task) {
-        int i = task.heapIndex;
-        if (QueuePosition.inBatch(i)) {
-            return unbatch(task, i); // nothing else to update: the batch is out of the queue
+        int p = task.queuePosition;
+        if (QueuePosition.inBatch(p)) {
+            return unbatch(task, p); // nothing else to update: the batch is out of the queue
         }
         if (!order.remove(task)) {
             return false; // taken, never queued, or still on a stripe (dropped as it is drained)
@@ -232,7 +304,7 @@ public final class LeaderFollowerDelayQueue {
      * when the calling worker should exit: the queue was stopped, or it is shut down and empty.
      */
     @Nullable
-    ScheduledTask<?> take(Waiter me) {
+    ScheduledTask<?> take(PoolThread me) {
         if (stopped) { // volatile read: see stopped
             return null;
         }
@@ -240,10 +312,9 @@ public final class LeaderFollowerDelayQueue {
         if (claimed != null) {
             return claimed;
         }
-        final QueueLock lock = this.lock;
         int helpers = 0;
         boolean locked = true;
-        lock.acquire();
+        acquire();
         try {
             for (; ; ) {
                 // The time first, the stripes second: every task whose offer returned before this
@@ -251,7 +322,7 @@ public final class LeaderFollowerDelayQueue {
                 // round, a task staged between the drain and the reading would be left behind a
                 // batch of tasks due after it.
                 long now = ticker.read();
-                lock.drainPending();
+                drainPending();
                 if (stopped) {
                     return null;
                 }
@@ -274,7 +345,7 @@ public final class LeaderFollowerDelayQueue {
                 }
                 if (nothingQueued || leader != null) {
                     first = null; // don't retain a reference while sleeping: it may be cancelled
-                    claimed = followers.sleep(me, me != leader, 0L);
+                    claimed = sleep(me, true, 0L);
                     if (claimed != null) {
                         locked = false;
                         return claimed;
@@ -286,7 +357,7 @@ public final class LeaderFollowerDelayQueue {
                     leaderWakeAt = wakeAt;
                     plan.publish(me.thread, wakeAt);
                     try {
-                        followers.sleep(me, me != leader, timedWaits ? Math.max(1L, wakeAt - now) : 0L);
+                        sleep(me, false, timedWaits ? Math.max(1L, wakeAt - now) : 0L);
                     } finally {
                         if (leader == me) {
                             dropLeader(); // before the loop drains the stripes: see WakePlan
@@ -300,12 +371,63 @@ public final class LeaderFollowerDelayQueue {
                 if (!vacant) {
                     wakeAllIfDone(); // let idle workers see that there is nothing left
                 }
-                followers.leave(vacant, helpers);
+                leave(vacant, helpers);
             }
             if (me.interrupted) {
                 me.interrupted = false;
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * Releases the lock, parks, and takes the lock back. A follower registers itself first; the
+     * leader does not (the leader field names it). A follower woken as a helper claims a task from
+     * the batch without taking the lock back; one woken as the leader's successor never does (see
+     * leader). An interrupt is put aside: see PoolThread.interrupted.
+     *
+     * @param nanos how long to sleep at most; 0 for no limit
+     * @return a task claimed from a batch, with the lock not held; or null, with the lock held
+     */
+    private @Nullable ScheduledTask<?> sleep(PoolThread me, boolean follower, long nanos) {
+        if (follower && !me.queued) { // volatile read
+            followers.add(me);
+        }
+        if (Thread.interrupted()) {
+            me.interrupted = true;
+        }
+        release();
+        if (nanos > 0L) {
+            LockSupport.parkNanos(this, nanos);
+        } else {
+            LockSupport.park(this);
+        }
+        // queued: a volatile read, after which helper (plain) is as the waker wrote it.
+        if (follower && !me.queued && me.helper) {
+            ScheduledTask<?> claimed = claimReady();
+            if (claimed != null) {
+                return claimed;
+            }
+        }
+        acquire();
+        if (me.queued) { // woken by something other than a waker: deregister, look again
+            followers.remove(me);
+        }
+        return null;
+    }
+
+    /**
+     * Lets go of the lock for a worker leaving take(). Helpers for a new batch are woken first:
+     * they claim without the lock. The successor to a vacant leader role, if {@code successor} is
+     * asked for, is unparked after the lock is released: woken before, it would only block on the
+     * lock and need a second wake-up.
+     */
+    private void leave(boolean successor, int helpers) {
+        PoolThread next = successor ? followers.pollLast() : null;
+        followers.wakeHelpers(helpers);
+        release();
+        if (next != null) {
+            LockSupport.unpark(next.thread);
         }
     }
 
@@ -320,7 +442,7 @@ public final class LeaderFollowerDelayQueue {
 
     /** Takes the role from the leader, if any, and wakes it to re-plan; false if none. Under lock. */
     private boolean wakeLeader() {
-        Waiter l = leader;
+        PoolThread l = leader;
         if (l == null) {
             return false;
         }
@@ -344,21 +466,135 @@ public final class LeaderFollowerDelayQueue {
 
     /** Wakes the leader so that it re-reads the ticker: used when a manual ticker moved. */
     void timeAdvanced() {
-        lock.acquire();
+        acquire();
         try {
             if (!wakeLeader() && !order.isEmpty()) {
                 followers.wakeLast();
             }
         } finally {
-            lock.release();
+            release();
         }
+    }
+
+    // ---- The lock and the requests left for its holder ----
+
+    // acquire(), release(), stage() and drainNow() are package-private for DrainRequestsTest only.
+
+    /** Takes the lock, and marks the figures as moving. */
+    void acquire() {
+        lock.lock();
+        figures.moving();
+    }
+
+    /**
+     * Takes the lock if it is free, without waiting. Reading the lock's state (a volatile read)
+     * before trying it (a CAS) spares a failing CAS on the lock's cache line, which two producers
+     * would otherwise pass back and forth.
+     */
+    private boolean tryAcquire() {
+        if (lock.isLocked() || !lock.tryLock()) {
+            return false;
+        }
+        figures.moving();
+        return true;
+    }
+
+    /**
+     * Publishes the figures and releases the lock, then takes it back if a producer or a canceller
+     * asked for a drain while it was held (that thread found the lock busy, so it counts on the
+     * holder).
+     */
+    void release() {
+        for (; ; ) {
+            figures.publish(order);
+            lock.unlock(); // release store of the lock's state
+            boolean drain = drainRequested; // volatile read, after the release: see drainNow
+            if (!(drain || removalsRequested) || !tryAcquire()) { // volatile read
+                return;
+            }
+            if (drain) {
+                drainPending();
+            } else {
+                drainRemovals();
+            }
+        }
+    }
+
+    /**
+     * Has what the stripes hold moved into the queue now (or, with {@code removalsOnly}, only the
+     * removals performed): here when the lock is free, else by its holder, which sees the request
+     * when it lets go. Any thread not holding the lock.
+     */
+    void drainNow(boolean removalsOnly) {
+        if (tryDrain(removalsOnly)) {
+            return;
+        }
+        if (removalsOnly) {
+            removalsRequested = true; // volatile write
+        } else {
+            drainRequested = true; // volatile write
+        }
+        // Written, then read: either this thread sees the lock free, or the holder, whose release
+        // comes after this read, sees the request (release() reads it after letting go).
+        tryDrain(removalsOnly);
+    }
+
+    private boolean tryDrain(boolean removalsOnly) {
+        if (!tryAcquire()) {
+            return false;
+        }
+        if (removalsOnly) {
+            drainRemovals();
+        } else {
+            drainPending();
+        }
+        release();
+        return true;
+    }
+
+    /** Brings the queue up to date with what producers and cancellers handed over. Under lock. */
+    private void drainPending() {
+        // Cleared before the stripes are read, so that a later request is seen by release();
+        // written only when set, for this runs on every take().
+        if (drainRequested) { // volatile read
+            drainRequested = false; // volatile write
+        }
+        if (removalsRequested) { // volatile read
+            removalsRequested = false; // volatile write
+        }
+        stripes.drainTasks(insert); // first: a task staged and then cancelled is dropped here
+        stripes.drainRemovals(removeLocked);
+    }
+
+    /**
+     * Performs the removals cancellers left, and drains the stripes only if one of the tasks is
+     * still on one: moving the stripes' live tasks into the queue here would only send their own
+     * cancels, soon after, to the lock. Under lock.
+     */
+    private void drainRemovals() {
+        if (removalsRequested) { // volatile read
+            removalsRequested = false; // volatile write, before the removals are read
+        }
+        if (stripes.drainRemovals(removeLocked)) { // one of the tasks is still on a stripe
+            drainPending();
+        }
+    }
+
+    /** Whether the lock is held; for tests. */
+    boolean isLocked() {
+        return lock.isLocked();
+    }
+
+    /** Whether a drain was asked for and not yet done; for tests. */
+    boolean drainRequested() {
+        return drainRequested; // volatile read
     }
 
     // ---- Shutdown ----
 
     /** Stops accepting tasks; removes and returns those that must not run after shutdown, to cancel. */
     List<ScheduledTask<?>> shutdown(boolean keepDelayed, boolean keepRepeating) {
-        lock.acquire();
+        acquire();
         try {
             close();
             List<ScheduledTask<?>> removed = List.of();
@@ -369,20 +605,20 @@ public final class LeaderFollowerDelayQueue {
             wakeAll();
             return removed;
         } finally {
-            lock.release();
+            release();
         }
     }
 
     /** Removes and returns every queued task due after a deadline, for the caller to cancel. */
     List<ScheduledTask<?>> removeDueAfter(long deadline) {
-        lock.acquire();
+        acquire();
         try {
-            lock.drainPending();
+            drainPending();
             List<ScheduledTask<?>> removed = order.removeIf(t -> t.time - deadline > 0);
             wakeAllIfDone();
             return removed;
         } finally {
-            lock.release();
+            release();
         }
     }
 
@@ -396,7 +632,7 @@ public final class LeaderFollowerDelayQueue {
 
     /** Stops the queue, so that takers return null from now on; returns what it held, in due order. */
     List<ScheduledTask<?>> stop() {
-        lock.acquire();
+        acquire();
         try {
             close();
             stopped = true;
@@ -409,7 +645,7 @@ public final class LeaderFollowerDelayQueue {
             wakeAll();
             return drained;
         } finally {
-            lock.release();
+            release();
         }
     }
 
@@ -420,8 +656,8 @@ public final class LeaderFollowerDelayQueue {
      */
     private void close() {
         closed = true; // volatile write
-        stripes.close(this::insert);
-        lock.drainPending();
+        stripes.close(insert);
+        drainPending();
     }
 
     // ---- Figures: without the lock, and exact ones under it ----
@@ -440,23 +676,51 @@ public final class LeaderFollowerDelayQueue {
         return figures.overdueNanos(ticker.read(), readyBatch);
     }
 
-    /** Whether any task is queued or handed over, exactly, under the lock; see QueueLock. */
+    /**
+     * Whether any task is queued or handed over, exactly: what the pool decides on when a worker
+     * leaves or the pool would terminate. Takes the lock and moves the stripes into the queue.
+     */
     boolean hasTasks() {
-        return lock.hasTasks(readyBatch);
+        acquire();
+        try {
+            drainPending();
+            ReadyBatch b = ready; // volatile read
+            return !order.isEmpty() || (b != null && b.remaining() > 0);
+        } finally {
+            release();
+        }
     }
 
-    /** Whether a waiting task is due now, its due time included, exactly; see QueueLock. */
+    /**
+     * Whether a waiting task is due at the ticker's reading now, its due time included (where the
+     * overdue figure reports 0). Exact, under the lock, after a drain and after moving the wheel's
+     * buckets due by now, as the next take() would do first; for a manual ticker's wait for what
+     * came due, not for gauges.
+     */
     boolean hasDueTask() {
-        return lock.hasDueTask(ticker, readyBatch);
+        acquire();
+        try {
+            drainPending();
+            long now = ticker.read();
+            order.advance(now);
+            ReadyBatch b = ready; // volatile read
+            if (b != null && b.remaining() > 0) {
+                return true; // unclaimed tasks of a batch were due when it was taken
+            }
+            ScheduledTask<?> first = order.first();
+            return first != null && first.time - now <= 0;
+        } finally {
+            release();
+        }
     }
 
     /** Returns the thread currently designated leader; for tests. */
     public @Nullable Thread leader() {
-        lock.acquire();
+        acquire();
         try {
             return leader == null ? null : leader.thread;
         } finally {
-            lock.release();
+            release();
         }
     }
 

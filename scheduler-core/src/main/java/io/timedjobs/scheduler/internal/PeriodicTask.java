@@ -14,7 +14,7 @@ final class PeriodicTask extends RepeatingTask {
      */
     private final long period;
 
-    PeriodicTask(WorkerPool pool, Runnable work, long time, long period) {
+    PeriodicTask(Owner pool, Runnable work, long time, long period) {
         super(pool, work, time);
         this.period = period;
     }
@@ -28,7 +28,7 @@ final class PeriodicTask extends RepeatingTask {
 
     private long nextTime(long now) {
         if (period < 0) {
-            return WorkerPool.triggerTime(now, -period);
+            return triggerTime(now, -period);
         }
         // Ahead of now by this much; time is at most now here, so the sum cannot overflow.
         long ahead = (time - now) + period;
@@ -37,6 +37,6 @@ final class PeriodicTask extends RepeatingTask {
             long missed = behind / period + (behind % period == 0 ? 0 : 1);
             ahead += missed * period;
         }
-        return ahead > WorkerPool.MAX_DELAY ? now + WorkerPool.MAX_DELAY : now + ahead;
+        return ahead > MAX_DELAY ? now + MAX_DELAY : now + ahead;
     }
 }

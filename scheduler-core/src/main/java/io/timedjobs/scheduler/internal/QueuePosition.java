@@ -2,19 +2,24 @@ package io.timedjobs.scheduler.internal;
 
 /**
  * Pure functions, callable from any thread: the encodings of where a task is queued, packed into
- * one int ({@code ScheduledTask.heapIndex}) so that a task carries no field per structure.
+ * one int ({@code ScheduledTask.queuePosition}) so that a task carries no field per structure.
  *
  * <pre>
- *   0 and above                            index in the heap
- *   -1                                     nowhere: taken, never queued, or removed
- *   -2 ... -2 - (BATCH_OFFSET - 1)         index in its wheel bucket
- *   -2 - BATCH_OFFSET - slot               slot in the ready batch (slot &lt; 64)
- *   -2 - RUN_OFFSET - position             position in the sorted run
- *   -2 - STAGED_OFFSET - position          position on a producer's stripe
+ *   encoding                               where                          written by
+ *   0 and above                            index in the heap              TaskHeap
+ *   -1                                     nowhere: taken, never queued,  the structure it left
+ *                                          or removed
+ *   -2 ... -2 - (BATCH_OFFSET - 1)         index in its wheel bucket      TimingWheel
+ *   -2 - BATCH_OFFSET - slot               slot in the ready batch        ReadyBatch
+ *                                          (slot &lt; 64)
+ *   -2 - RUN_OFFSET - position             position in the sorted run     SortedRun
+ *   -2 - STAGED_OFFSET - position          position on a producer's       HandoffStripes
+ *                                          stripe
  * </pre>
  *
- * Each range is checked by the structure that owns it: a stale position (the task moved since it
- * was read) names a slot that no longer holds the task, and the owner then finds nothing to do.
+ * Each range is written, and checked, by the one structure that owns it: a stale position (the
+ * task moved since it was read) names a slot that no longer holds the task, and the owner then
+ * finds nothing to do. Anyone may read a position to ask the right owner.
  */
 final class QueuePosition {
 

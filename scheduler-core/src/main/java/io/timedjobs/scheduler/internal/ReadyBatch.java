@@ -34,10 +34,14 @@ final class ReadyBatch {
     private volatile int cancelled;
 
     /**
-     * Takes the first {@code count} slots of {@code tasks}, each already marked with its slot.
-     * Plain writes: other threads see them through the volatile write that publishes the batch.
+     * Takes the first {@code count} slots of {@code tasks}, and marks each task with its slot: this
+     * class alone writes the batch encoding. Plain writes: other threads see them through the
+     * volatile write that publishes the batch.
      */
     ReadyBatch(ScheduledTask<?>[] tasks, int count) {
+        for (int i = 0; i < count; i++) {
+            tasks[i].queuePosition = QueuePosition.batch(i);
+        }
         this.tasks = tasks;
         this.count = count;
     }

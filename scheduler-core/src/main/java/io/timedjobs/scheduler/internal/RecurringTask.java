@@ -26,7 +26,7 @@ final class RecurringTask extends RepeatingTask implements Recurrence.Context {
 
     private @Nullable Instant lastCompleted;
 
-    RecurringTask(WorkerPool pool, Runnable work, Recurrence recurrence, Instant first) {
+    RecurringTask(Owner pool, Runnable work, Recurrence recurrence, Instant first) {
         super(pool, work, 0L);
         this.recurrence = recurrence;
         this.scheduled = first;
@@ -111,7 +111,7 @@ final class RecurringTask extends RepeatingTask implements Recurrence.Context {
         } catch (ArithmeticException tooFar) {
             nanos = Long.MAX_VALUE;
         }
-        return WorkerPool.triggerTime(now, nanos);
+        return triggerTime(now, nanos);
     }
 
     @Override

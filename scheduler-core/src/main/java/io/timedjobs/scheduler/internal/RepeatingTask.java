@@ -12,9 +12,9 @@ import org.jspecify.annotations.Nullable;
 abstract class RepeatingTask extends ScheduledTask<Void> {
 
     /** The pool, kept here too: repeating tasks use it on every run, and they are few. */
-    final WorkerPool pool;
+    final Owner pool;
 
-    RepeatingTask(WorkerPool pool, Runnable work, long time) {
+    RepeatingTask(Owner pool, Runnable work, long time) {
         super(pool, work, time);
         this.pool = pool;
     }

@@ -8,7 +8,7 @@ final class RunnableWithResult<V> extends ScheduledTask<V> {
 
     private final V result;
 
-    RunnableWithResult(WorkerPool pool, Runnable work, V result, long time) {
+    RunnableWithResult(Owner pool, Runnable work, V result, long time) {
         super(pool, work, time);
         this.result = result;
     }

@@ -1,10 +1,11 @@
 package io.timedjobs.scheduler.internal;
 
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
+import io.timedjobs.scheduler.MisfirePolicy;
 import io.timedjobs.scheduler.RunGate;
 import io.timedjobs.scheduler.TaskErrorHandler;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import io.timedjobs.scheduler.Ticker;
+import java.time.Clock;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutionException;
@@ -21,15 +22,16 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Subclasses add repetition ({@link RepeatingTask}: {@link PeriodicTask}, {@link RecurringTask})
  * and failure reporting for fire-and-forget submissions ({@link ExecutedTask}); {@link
- * CallableTask} and {@link RunnableWithResult} compute a result. The threads waiting in {@code get}
- * are kept by {@link TaskWaiters}.
+ * CallableTask} and {@link RunnableWithResult} compute a result. The state and the threads waiting
+ * in {@code get} are kept by its base class, {@link TaskFuture}; what it needs from the pool that
+ * made it, by its {@link Owner}, so that it knows the pool only through that narrow view.
  *
  * @param <V> the result type
  */
-public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
+public class ScheduledTask<V> extends TaskFuture implements RunnableScheduledFuture<V> {
 
     /*
-     * Life cycle, a small state machine in the style of FutureTask:
+     * Life cycle, a small state machine in the style of FutureTask (the states are TaskFuture's):
      *
      *   NEW -> RUNNING -> COMPLETING -> NORMAL | EXCEPTIONAL     (the work ran)
      *   NEW | RUNNING -> CANCELLED                               (cancel(false))
@@ -42,19 +44,17 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
      *
      * Size matters here, since a million pending timeouts are a million of these, 40 bytes each
      * with compressed references: the work and the outcome share one field; the sequence is an int
-     * compared with wrap-around; the pool and the waiters share one field (the waiters' stack ends
-     * in the pool); there is no runner field (a cancel(true) asks the pool which worker runs the
+     * compared with wrap-around; the owner and the waiters share one field (the waiters' stack ends
+     * in the owner); there is no runner field (a cancel(true) asks the pool which worker runs the
      * task); the queue's staging needs no link; and a Callable or a Runnable with a preset result is
      * a subclass rather than a field on every task.
      */
-    static final int NEW = 0;
-    static final int COMPLETING = 1;
-    static final int NORMAL = 2;
-    static final int EXCEPTIONAL = 3;
-    static final int CANCELLED = 4;
-    static final int INTERRUPTING = 5;
-    static final int INTERRUPTED = 6;
-    static final int RUNNING = 8;
+
+    /**
+     * The longest delay kept as is: about 146 years. Longer ones are cut to it, so that the
+     * difference of any two due times still fits in a long and the heap order stays right.
+     */
+    static final long MAX_DELAY = Long.MAX_VALUE >>> 1;
 
     /**
      * While NEW: the Runnable or Callable. Once done: the result or the Throwable; null after a
@@ -62,16 +62,6 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
      */
     @Nullable
     Object payload;
-
-    private volatile int state;
-
-    /**
-     * The pool; or, while threads are blocked in {@code get}, a Treiber stack of {@link WaitNode}s
-     * whose last node's {@code next} is the pool. Null only for the queue's own marker task. The
-     * stack's operations live in {@link TaskWaiters}, which alone changes this field once the task
-     * is made.
-     */
-    volatile @Nullable Object poolOrWaiters;
 
     /**
      * When the task is due, in ticker nanoseconds. Written before the task enters the queue (by the
@@ -89,29 +79,29 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     int sequence;
 
     /**
-     * Where the task is queued: its index in the heap (0 or more); or, encoded below -1, its index
-     * in its wheel bucket, its position in the queue's sorted run, or its position on a producer's
-     * stripe (the encodings are named in {@link QueuePosition}); or -1 when it is in
-     * none of them (taken, or never queued). Written under the queue lock, except by the producer
-     * that stages the task, before anyone else can see it.
+     * Where the task is queued, in one of the encodings of {@link QueuePosition}: its index in the
+     * heap, in its wheel bucket, its position in the sorted run, its slot in a ready batch, or its
+     * position on a producer's stripe; or {@link QueuePosition#NONE}. Each encoding is written by
+     * the one structure that owns it (see QueuePosition), under the queue lock, except by the
+     * producer that stages the task, before anyone else can see it.
      */
-    int heapIndex = -1;
+    int queuePosition = QueuePosition.NONE;
 
     /** A task whose work is a Runnable, or (for subclasses) a Callable; its result is null. */
-    ScheduledTask(@Nullable WorkerPool pool, Object work, long time) {
-        this.poolOrWaiters = pool;
+    ScheduledTask(@Nullable Owner owner, Object work, long time) {
+        super(owner);
         this.payload = work;
         this.time = time;
     }
 
-    /** Returns the pool the task belongs to: at the end of the waiters' stack, if any. */
-    final WorkerPool pool() {
-        return (WorkerPool) TaskWaiters.poolBelow(poolOrWaiters);
+    /** Returns the owner of the task: at the end of the waiters' stack, if any. */
+    final Owner pool() {
+        return (Owner) owner();
     }
 
-    /** Returns the state; for {@link TaskWaiters}. */
-    final int state() {
-        return state;
+    /** Returns {@code now + delay}, with a negative delay meaning "now" and a huge one capped. */
+    static long triggerTime(long now, long delayNanos) {
+        return now + (delayNanos <= 0L ? 0L : Math.min(delayNanos, MAX_DELAY));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -229,7 +219,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
             STATE.compareAndSet(this, RUNNING, NEW);
         }
         if (state == INTERRUPTING) {
-            TaskWaiters.awaitInterrupt(this);
+            awaitInterrupt();
         }
     }
 
@@ -245,7 +235,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
             if (STATE.compareAndSet(this, s, COMPLETING)) {
                 payload = value;
                 STATE.setRelease(this, finalState);
-                TaskWaiters.finishCompletion(this);
+                finishCompletion();
                 return true;
             }
         }
@@ -264,7 +254,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
                 return false;
             }
         } while (!STATE.compareAndSet(this, s, mayInterruptIfRunning ? INTERRUPTING : CANCELLED));
-        WorkerPool pool = pool();
+        Owner pool = pool();
         try {
             if (mayInterruptIfRunning) {
                 Thread runner = null;
@@ -281,7 +271,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
             }
         } finally {
             payload = null;
-            TaskWaiters.finishCompletion(this);
+            finishCompletion();
             pool.onCancel(this);
         }
         return true;
@@ -302,7 +292,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
     public V get() throws InterruptedException, ExecutionException {
         int s = state;
         if (s <= COMPLETING || s == RUNNING) {
-            s = TaskWaiters.awaitDone(this, false, 0L);
+            s = awaitDone(false, 0L);
         }
         return report(s);
     }
@@ -314,7 +304,7 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         }
         int s = state;
         if ((s <= COMPLETING || s == RUNNING)
-                && ((s = TaskWaiters.awaitDone(this, true, unit.toNanos(timeout))) <= COMPLETING || s == RUNNING)) {
+                && ((s = awaitDone(true, unit.toNanos(timeout))) <= COMPLETING || s == RUNNING)) {
             throw new TimeoutException("Task not completed within " + timeout + " " + unit);
         }
         return report(s);
@@ -379,13 +369,53 @@ public class ScheduledTask<V> implements RunnableScheduledFuture<V> {
         return getClass().getSimpleName() + "[" + status + (w != null ? ", task = " + w : "") + "]";
     }
 
-    private static final VarHandle STATE;
+    /**
+     * Used by its tasks, on any thread: the pool as a task sees it, the settings its executions
+     * read and the calls it makes back. The pool extends it, so that a task reaches the pool's
+     * settings with a field read and never names the pool's class: references run from the pool
+     * to its tasks, not back.
+     */
+    abstract static class Owner {
+        final Ticker ticker;
+        final Clock clock;
+        final MisfirePolicy misfirePolicy;
+        final TaskErrorHandler errorHandler;
 
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(ScheduledTask.class, "state", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
+        /** Sees the failures of one-shot tasks before their futures do; null to leave them to the futures. */
+        final @Nullable TaskErrorHandler oneShotErrorHandler;
+
+        /** Called around every execution, or null; read here for a task run outside the pool. */
+        final @Nullable RunGate runGate;
+
+        Owner(
+                Ticker ticker,
+                Clock clock,
+                MisfirePolicy misfirePolicy,
+                TaskErrorHandler errorHandler,
+                @Nullable TaskErrorHandler oneShotErrorHandler,
+                @Nullable RunGate runGate) {
+            this.ticker = ticker;
+            this.clock = clock;
+            this.misfirePolicy = misfirePolicy;
+            this.errorHandler = errorHandler;
+            this.oneShotErrorHandler = oneShotErrorHandler;
+            this.runGate = runGate;
         }
+
+        /** Takes a cancelled task out of the queue, wherever it is on its way. */
+        abstract void onCancel(ScheduledTask<?> task);
+
+        /** Puts a repeating task back for its next execution; cancels it if the pool will not run it. */
+        abstract void requeue(ScheduledTask<?> task);
+
+        /** Interrupts the worker running a task, for its cancel(true); returns it, or null if none. */
+        abstract @Nullable Thread interruptWorkerRunning(ScheduledTask<?> task);
+
+        /**
+         * Reports a repeating task's failure to the error handler.
+         *
+         * @return null if the task keeps its schedule, else the Throwable to complete its future with
+         */
+        abstract @Nullable Throwable handleRepeatingFailure(Throwable failure);
     }
 }

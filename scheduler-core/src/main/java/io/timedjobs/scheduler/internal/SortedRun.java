@@ -61,7 +61,7 @@ final class SortedRun {
                 old[i] = null;
                 if (t != null) {
                     to[k] = t;
-                    t.heapIndex = QueuePosition.run(k);
+                    t.queuePosition = QueuePosition.run(k);
                     k++;
                 }
             }
@@ -75,7 +75,7 @@ final class SortedRun {
             ScheduledTask<?> t = tasks[i];
             tasks[i] = null;
             run[k] = t;
-            t.heapIndex = QueuePosition.run(k);
+            t.queuePosition = QueuePosition.run(k);
         }
         tail = k;
         count += n;
@@ -90,7 +90,7 @@ final class SortedRun {
 
     /** Removes a task by the position it records; false if it is not in this run. */
     boolean remove(ScheduledTask<?> task) {
-        int p = task.heapIndex;
+        int p = task.queuePosition;
         return QueuePosition.inRun(p) && removeAt(task, QueuePosition.runPosition(p));
     }
 
@@ -99,7 +99,7 @@ final class SortedRun {
             return false;
         }
         run[i] = null;
-        task.heapIndex = QueuePosition.NONE;
+        task.queuePosition = QueuePosition.NONE;
         int left = --count;
         if (left == 0) {
             head = tail = 0;

@@ -46,7 +46,7 @@ final class TaskHeap {
 
     /** Removes a task by the index it records; false if it is not in this heap. */
     boolean remove(ScheduledTask<?> task) {
-        int i = task.heapIndex;
+        int i = task.queuePosition;
         if (!QueuePosition.inHeap(i) || i >= size || heap[i] != task) {
             return false;
         }
@@ -60,7 +60,7 @@ final class TaskHeap {
      */
     void removeAt(int i) {
         ScheduledTask<?>[] heap = this.heap;
-        heap[i].heapIndex = QueuePosition.NONE;
+        heap[i].queuePosition = QueuePosition.NONE;
         int last = size - 1;
         size = last;
         ScheduledTask<?> moved = heap[last];
@@ -82,11 +82,11 @@ final class TaskHeap {
                 break;
             }
             heap[k] = p;
-            p.heapIndex = k;
+            p.queuePosition = k;
             k = parent;
         }
         heap[k] = task;
-        task.heapIndex = k;
+        task.queuePosition = k;
     }
 
     private void siftDown(int k, ScheduledTask<?> task) {
@@ -104,11 +104,11 @@ final class TaskHeap {
                 break;
             }
             heap[k] = c;
-            c.heapIndex = k;
+            c.queuePosition = k;
             k = child;
         }
         heap[k] = task;
-        task.heapIndex = k;
+        task.queuePosition = k;
     }
 
     private void grow() {

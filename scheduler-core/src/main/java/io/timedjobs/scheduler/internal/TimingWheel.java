@@ -13,8 +13,10 @@ import java.util.Comparator;
  *
  * <p>Buckets are numbered from the origin, a ticker reading; differences keep the numbers right
  * across the ticker's wrap-around. When a bucket is about to come due (one bucket before its own
- * start, its move time), {@link #advance} sorts its tasks once onto the end of the sorted run.
- * Each task records its index in its bucket (a wheel {@link QueuePosition}).
+ * start, its move time), {@link #advance} hands its tasks to a {@link Sink}: the due order, which
+ * decides where they go next. The wheel decides nothing of the kind: whether a task comes in at
+ * all is the due order's call too, asked with {@link #holds} and {@link #sizeOf}. Each task
+ * records its index in its bucket (a wheel {@link QueuePosition}).
  */
 final class TimingWheel {
 
@@ -49,8 +51,8 @@ final class TimingWheel {
     private int count;
 
     /**
-     * Every task of a bucket numbered up to this one has moved out (or never came in: the current
-     * bucket and the next one go to the heap). Only grows.
+     * Every task of a bucket numbered up to this one has moved out (or never came in: the wheel
+     * does not hold the current bucket and the next one). Only grows.
      */
     private long flushedBucket = 1L;
 
@@ -86,21 +88,22 @@ final class TimingWheel {
     }
 
     /**
-     * Adds a task whose bucket has not moved yet and is within reach.
-     *
-     * @return false if the task belongs in the heap instead: due within the next bucket, beyond
-     *     the wheel's reach, or its bucket too full to encode one more index
+     * Whether the wheel can take tasks of an absolute bucket: one that has not moved yet (the
+     * current bucket and the next one have) and is within reach.
      */
-    boolean add(ScheduledTask<?> task) {
-        long bucket = bucketOf(task.time);
-        if (bucket <= flushedBucket || bucket - flushedBucket >= SIZE) {
-            return false;
-        }
+    boolean holds(long bucket) {
+        return bucket > flushedBucket && bucket - flushedBucket < SIZE;
+    }
+
+    /** Returns the number of tasks in a bucket that {@link #holds} says the wheel can take. */
+    int sizeOf(long bucket) {
+        return bucketSize[(int) bucket & MASK];
+    }
+
+    /** Adds a task to its bucket, {@code bucketOf(task.time)}, which the wheel {@link #holds}. */
+    void add(ScheduledTask<?> task, long bucket) {
         int slot = (int) bucket & MASK;
         int n = bucketSize[slot];
-        if (n >= QueuePosition.MAX_WHEEL_INDEX) {
-            return false;
-        }
         ScheduledTask<?>[] tasks = buckets[slot];
         if (tasks == null) {
             buckets[slot] = tasks = new ScheduledTask<?>[4];
@@ -108,7 +111,7 @@ final class TimingWheel {
             buckets[slot] = tasks = Arrays.copyOf(tasks, n + (n >> 1));
         }
         tasks[n] = task;
-        task.heapIndex = QueuePosition.wheel(n);
+        task.queuePosition = QueuePosition.wheel(n);
         bucketSize[slot] = n + 1;
         if (n == 0) {
             occupied[slot >>> 6] |= 1L << slot;
@@ -119,12 +122,11 @@ final class TimingWheel {
         } else if (task.time - earliest < 0) {
             earliest = task.time; // a lower bound too while not known: forgotten all the same
         }
-        return true;
     }
 
     /** Removes a task by the index it records; false if it is not in this wheel. */
     boolean remove(ScheduledTask<?> task) {
-        int p = task.heapIndex;
+        int p = task.queuePosition;
         if (!QueuePosition.inWheel(p)) {
             return false;
         }
@@ -139,9 +141,9 @@ final class TimingWheel {
         tasks[last] = null;
         if (index != last) {
             tasks[index] = moved;
-            moved.heapIndex = QueuePosition.wheel(index);
+            moved.queuePosition = QueuePosition.wheel(index);
         }
-        task.heapIndex = QueuePosition.NONE;
+        task.queuePosition = QueuePosition.NONE;
         bucketSize[slot] = last;
         count--; // earliest stays a lower bound: see there
         if (last == 0) {
@@ -151,10 +153,19 @@ final class TimingWheel {
     }
 
     /**
-     * Moves the buckets that are about to come due at {@code now}: sorted onto the end of the run
-     * when they all come after it (the case for buckets moved in order), otherwise into the heap.
+     * Where the tasks of a bucket go as it moves out: the due order, which decides where they live
+     * next. It takes every task out of the array, leaving its slots null.
      */
-    void advance(long now, TaskHeap heap, SortedRun run) {
+    interface Sink {
+        /**
+         * @param inOrder whether buckets come in time order, each after the one before: so that a
+         *     sorted bucket may go after the tasks of the one before
+         */
+        void moveOut(ScheduledTask<?>[] tasks, int n, boolean inOrder);
+    }
+
+    /** Hands the buckets that are about to come due at {@code now} to {@code sink}, in time order. */
+    void advance(long now, Sink sink) {
         long target = bucketOf(now) + 1;
         long from = flushedBucket;
         if (target <= from) {
@@ -166,20 +177,18 @@ final class TimingWheel {
         }
         earliestKnown = false;
         if (target - from >= SIZE) {
-            for (int slot = 0; slot < SIZE && count > 0; slot++) {
-                flushSlot(slot, true, heap, run);
-            }
+            flushAll(sink); // a whole turn or more: slot order is no longer time order
             return;
         }
         for (long b = from + 1; b <= target && count > 0; b++) {
-            flushSlot((int) b & MASK, false, heap, run);
+            moveOut((int) b & MASK, true, sink);
         }
     }
 
-    /** Moves every task into the heap, for shutdown's sweeps. */
-    void flushAll(TaskHeap heap, SortedRun run) {
+    /** Hands every task to {@code sink}, bucket by bucket in no time order; for shutdown's sweeps. */
+    void flushAll(Sink sink) {
         for (int slot = 0; slot < SIZE && count > 0; slot++) {
-            flushSlot(slot, true, heap, run);
+            moveOut(slot, false, sink);
         }
     }
 
@@ -209,12 +218,12 @@ final class TimingWheel {
     }
 
     /** Returns the absolute bucket of a ticker time; differences keep it right across wrap-around. */
-    private long bucketOf(long time) {
+    long bucketOf(long time) {
         return (time - origin) >> SHIFT;
     }
 
     /** Returns when a bucket's tasks move out: one bucket before its own start. */
-    private long moveTime(long bucket) {
+    long moveTime(long bucket) {
         return origin + ((bucket - 1) << SHIFT);
     }
 
@@ -225,7 +234,7 @@ final class TimingWheel {
         }
     }
 
-    private void flushSlot(int slot, boolean toHeap, TaskHeap heap, SortedRun run) {
+    private void moveOut(int slot, boolean inOrder, Sink sink) {
         int n = bucketSize[slot];
         if (n == 0) {
             return;
@@ -234,21 +243,7 @@ final class TimingWheel {
         bucketSize[slot] = 0;
         count -= n;
         earliestKnown = false;
-        toHeap |= run.size() + n >= QueuePosition.MAX_RUN_POSITION; // run positions must stay encodable
-        if (!toHeap) {
-            sortBucket(tasks, n);
-            ScheduledTask<?> last = run.last();
-            toHeap = last != null && !ScheduledTask.isBefore(last, tasks[0]);
-        }
-        if (toHeap) {
-            for (int i = 0; i < n; i++) {
-                ScheduledTask<?> t = tasks[i];
-                tasks[i] = null;
-                heap.add(t);
-            }
-        } else {
-            run.append(tasks, n);
-        }
+        sink.moveOut(tasks, n, inOrder);
         emptied(slot, tasks);
     }
 
@@ -259,7 +254,7 @@ final class TimingWheel {
      * read two tasks per comparison, scattered in memory, for n log n comparisons while the lock is
      * held and due tasks wait.
      */
-    private void sortBucket(ScheduledTask<?>[] tasks, int n) {
+    void sortBucket(ScheduledTask<?>[] tasks, int n) {
         long start = origin + (bucketOf(tasks[0].time) << SHIFT);
         long[] keys = new long[n];
         for (int i = 0; i < n; i++) {

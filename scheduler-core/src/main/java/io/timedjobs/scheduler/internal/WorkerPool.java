@@ -1,9 +1,6 @@
 package io.timedjobs.scheduler.internal;
 
-import io.timedjobs.scheduler.MisfirePolicy;
 import io.timedjobs.scheduler.Recurrence;
-import io.timedjobs.scheduler.RunGate;
-import io.timedjobs.scheduler.TaskErrorHandler;
 import io.timedjobs.scheduler.Ticker;
 import java.time.Clock;
 import java.time.Instant;
@@ -21,29 +18,12 @@ import org.jspecify.annotations.Nullable;
  * that scheduler, a fixed set of worker threads that take due tasks from one {@link
  * LeaderFollowerDelayQueue}.
  *
- * <p>This class accepts tasks and answers for the pool; its parts do the rest: {@link TaskRunner}
+ * <p>This class accepts tasks and answers for the pool; its parts do the rest: {@link WorkerLoop}
  * is what a worker does with each task (with the run state and the counters), {@link
- * WorkerLifecycle} starts and replaces the workers and shuts the pool down, {@link PoolSettings}
+ * PoolLifecycle} starts and replaces the workers and shuts the pool down, {@link PoolSettings}
  * holds the configuration.
  */
-public final class WorkerPool {
-
-    /**
-     * The longest delay kept as is: about 146 years. Longer ones are cut to it, so that the
-     * difference of any two due times still fits in a long and the heap order stays right.
-     */
-    static final long MAX_DELAY = Long.MAX_VALUE >>> 1;
-
-    final Ticker ticker;
-    final Clock clock;
-    final MisfirePolicy misfirePolicy;
-    final TaskErrorHandler errorHandler;
-
-    /** Sees the failures of one-shot tasks before their futures do; null to leave them to the futures. */
-    final @Nullable TaskErrorHandler oneShotErrorHandler;
-
-    /** Called around every execution, or null; read here for a task run outside the pool. */
-    final @Nullable RunGate runGate;
+public final class WorkerPool extends ScheduledTask.Owner {
 
     private final boolean keepRepeatingAfterShutdown;
     private final boolean keepRepeatingAfterFailure;
@@ -53,35 +33,29 @@ public final class WorkerPool {
     private final LeaderFollowerDelayQueue queue;
 
     /** What each worker does with a task; holds the run state and the counters. */
-    private final TaskRunner runner;
+    private final WorkerLoop loop;
 
     /** Starts and replaces the workers; runs shutdown and termination. */
-    final WorkerLifecycle lifecycle;
-
-    /**
-     * Whether all workers were started. One starts with the scheduler ({@link #prestartWorker}),
-     * so that the first task does not wait for a thread to start; the others start right after
-     * the first submission was queued.
-     */
-    volatile boolean started; // written by WorkerLifecycle only, under its mainLock
+    final PoolLifecycle lifecycle;
 
     private final LongAdder rejected = new LongAdder();
 
     public WorkerPool(PoolSettings settings) {
+        super(
+                settings.ticker(),
+                settings.clock(),
+                settings.misfirePolicy(),
+                settings.errorHandler(),
+                settings.oneShotErrorHandler(),
+                settings.runGate());
         this.name = settings.name();
         this.poolSize = settings.poolSize();
-        this.ticker = settings.ticker();
-        this.clock = settings.clock();
-        this.misfirePolicy = settings.misfirePolicy();
-        this.errorHandler = settings.errorHandler();
-        this.oneShotErrorHandler = settings.oneShotErrorHandler();
-        this.runGate = settings.runGate();
         this.keepRepeatingAfterShutdown = settings.continueExistingPeriodicTasksAfterShutdown();
         this.keepRepeatingAfterFailure = settings.keepRepeatingAfterFailure();
         this.queue = new LeaderFollowerDelayQueue(ticker, !settings.tickerIsManual());
-        Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
-        this.runner = new TaskRunner(settings, queue, waiters, this::ownThreadsEnded);
-        this.lifecycle = new WorkerLifecycle(this, settings, queue, runner, waiters);
+        Set<PoolThread> poolThreads = ConcurrentHashMap.newKeySet();
+        this.loop = new WorkerLoop(settings, queue, poolThreads, this::ownThreadsEnded);
+        this.lifecycle = new PoolLifecycle(settings, queue, loop, poolThreads);
     }
 
     /** Returns the callback that a manual ticker runs after each advance. */
@@ -92,13 +66,8 @@ public final class WorkerPool {
     // ---------------------------------------------------------------------------------------------
     // Submission
 
-    /** Returns {@code now + delay}, with a negative delay meaning "now" and a huge one capped. */
-    static long triggerTime(long now, long delayNanos) {
-        return now + (delayNanos <= 0L ? 0L : Math.min(delayNanos, MAX_DELAY));
-    }
-
     private long triggerTime(long delay, TimeUnit unit) {
-        return triggerTime(ticker.read(), unit.toNanos(delay));
+        return ScheduledTask.triggerTime(ticker.read(), unit.toNanos(delay));
     }
 
     public ScheduledTask<?> schedule(Runnable command, long delay, TimeUnit unit) {
@@ -140,7 +109,7 @@ public final class WorkerPool {
             throw new RejectedExecutionException(
                     "Task " + task + " rejected from " + this + ": the scheduler has been shut down");
         }
-        if (!started) {
+        if (!lifecycle.started) { // volatile read
             lifecycle.startWorkers(); // after the offer: the worker started early takes the task meanwhile
         }
         return task;
@@ -162,7 +131,8 @@ public final class WorkerPool {
         lifecycle.ownThreadsEnded();
     }
 
-    /** Interrupts the worker running a task, for its cancel(true); see {@link WorkerLifecycle}. */
+    /** Interrupts the worker running a task, for its cancel(true); see {@link PoolLifecycle}. */
+    @Override
     @Nullable
     Thread interruptWorkerRunning(ScheduledTask<?> task) {
         return lifecycle.interruptWorkerRunning(task);
@@ -171,6 +141,7 @@ public final class WorkerPool {
     // ---------------------------------------------------------------------------------------------
     // Callbacks from tasks
 
+    @Override
     void onCancel(ScheduledTask<?> task) {
         // Always through the queue, never by the task's index: the task may be on its way from a
         // stripe into the queue right now, and only the queue knows how to find it safely.
@@ -178,6 +149,7 @@ public final class WorkerPool {
     }
 
     /** Puts a repeating task back; cancels it when the shutdown policy says it must stop. */
+    @Override
     void requeue(ScheduledTask<?> task) {
         if (!queue.requeue(task, keepRepeatingAfterShutdown)) {
             task.cancel(false);
@@ -189,6 +161,7 @@ public final class WorkerPool {
      *
      * @return null if the task keeps its schedule, else the Throwable to complete its future with
      */
+    @Override
     @Nullable
     Throwable handleRepeatingFailure(Throwable failure) {
         try {
@@ -212,7 +185,7 @@ public final class WorkerPool {
 
     /** Cancels the queued tasks due more than {@code delayNanos} from now; returns how many. */
     public int cancelDueAfter(long delayNanos) {
-        List<ScheduledTask<?>> removed = queue.removeDueAfter(triggerTime(ticker.read(), delayNanos));
+        List<ScheduledTask<?>> removed = queue.removeDueAfter(ScheduledTask.triggerTime(ticker.read(), delayNanos));
         for (ScheduledTask<?> task : removed) {
             task.cancel(false);
         }
@@ -220,11 +193,11 @@ public final class WorkerPool {
     }
 
     public boolean isShutdown() {
-        return runner.runState >= TaskRunner.SHUTDOWN;
+        return loop.runState >= WorkerLoop.SHUTDOWN;
     }
 
     public boolean isTerminated() {
-        return runner.runState == TaskRunner.TERMINATED;
+        return loop.runState == WorkerLoop.TERMINATED;
     }
 
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
@@ -247,7 +220,7 @@ public final class WorkerPool {
     }
 
     public int activeCount() {
-        return (int) runner.active.sum();
+        return (int) loop.active.sum();
     }
 
     public int poolSize() {
@@ -259,11 +232,11 @@ public final class WorkerPool {
     }
 
     public long completedCount() {
-        return runner.completed.sum();
+        return loop.completed.sum();
     }
 
     public long failedCount() {
-        return runner.failed.sum();
+        return loop.failed.sum();
     }
 
     public long rejectedCount() {
@@ -291,13 +264,13 @@ public final class WorkerPool {
 
     @Override
     public String toString() {
-        String state = switch (runner.runState) {
-            case TaskRunner.RUNNING -> "Running";
-            case TaskRunner.SHUTDOWN -> "Shutting down";
-            case TaskRunner.STOP -> "Stopping";
+        String state = switch (loop.runState) {
+            case WorkerLoop.RUNNING -> "Running";
+            case WorkerLoop.SHUTDOWN -> "Shutting down";
+            case WorkerLoop.STOP -> "Stopping";
             default -> "Terminated";
         };
-        return name + "[" + state + ", workers = " + poolSize() + " of " + poolSize + ", active = "
-                + runner.active.sum() + ", queued = " + queue.size() + ", completed = " + runner.completed.sum() + "]";
+        return name + "[" + state + ", workers = " + poolSize() + " of " + poolSize + ", active = " + loop.active.sum()
+                + ", queued = " + queue.size() + ", completed = " + loop.completed.sum() + "]";
     }
 }

@@ -48,7 +48,6 @@ public class ReadyBatchStress {
         ScheduledTask<?>[] slots = new ScheduledTask<?>[ReadyBatch.MAX_TASKS];
         for (int i = 0; i < TASKS; i++) {
             tasks[i] = ModelTasks.task(i, i);
-            tasks[i].heapIndex = QueuePosition.batch(i);
             slots[i] = tasks[i];
         }
         batch = new ReadyBatch(slots, TASKS);
@@ -74,7 +73,7 @@ public class ReadyBatchStress {
     @Operation
     public void cancel(@Param(name = "slot") int slot) {
         ScheduledTask<?> t = tasks[slot];
-        if (batch.cancel(t, QueuePosition.batchSlot(t.heapIndex))) {
+        if (batch.cancel(t, QueuePosition.batchSlot(t.queuePosition))) {
             cancels.incrementAndGet(slot);
         }
     }

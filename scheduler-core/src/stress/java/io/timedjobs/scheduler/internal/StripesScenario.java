@@ -104,7 +104,7 @@ public abstract class StripesScenario {
     public void unstage(@Param(name = "task") int i) {
         if (added.get(i) == ACCEPTED && cancelled.compareAndSet(i, 0, 1)) {
             ScheduledTask<?> t = tasks[i];
-            int h = t.heapIndex;
+            int h = t.queuePosition;
             if (QueuePosition.isStaged(h) && stripes.unstage(t, QueuePosition.stagedPosition(h))) {
                 unstaged.incrementAndGet(i);
             } else {
@@ -125,7 +125,7 @@ public abstract class StripesScenario {
 
     private void remove(int i) {
         ScheduledTask<?> t = tasks[i];
-        int h = t.heapIndex; // read once, as the queue does: a drain may change it at any moment
+        int h = t.queuePosition; // read once, as the queue does: a drain may change it at any moment
         if (QueuePosition.isStaged(h) && stripes.unstage(t, QueuePosition.stagedPosition(h))) {
             unstaged.incrementAndGet(i);
         } else {

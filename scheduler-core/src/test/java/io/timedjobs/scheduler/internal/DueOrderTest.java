@@ -117,7 +117,7 @@ class DueOrderTest {
                 assertThat(batch).isNotNull();
                 assertThat(batch.remaining()).isEqualTo(expected.size());
                 for (int i = 0; i < expected.size(); i++) {
-                    assertThat(expected.get(i).heapIndex).isEqualTo(QueuePosition.batch(i));
+                    assertThat(expected.get(i).queuePosition).isEqualTo(QueuePosition.batch(i));
                     assertThat((Object) batch.claim()).isSameAs(expected.get(i));
                 }
                 assertThat((Object) batch.claim()).isNull();

@@ -19,20 +19,17 @@ class FollowersTest {
     @Test
     void shouldMatchDequeUnderRandomOperations() {
         SplittableRandom random = new SplittableRandom(ModelTasks.SEED);
-        List<Waiter> workers = new ArrayList<>();
+        List<PoolThread> workers = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
-            workers.add(new Waiter(new Thread(() -> {}))); // never started: unpark does nothing
+            workers.add(new PoolThread(new Thread(() -> {}))); // never started: unpark does nothing
         }
-        DueOrder order = new DueOrder(0L);
-        QueueLock lock = new QueueLock(
-                new HandoffStripes(1), new WakePlan(), new QueueFigures(), order, order::add, order::remove);
         for (int round = 0; round < 100; round++) {
-            Followers followers = new Followers(lock, () -> null, this);
-            ArrayDeque<Waiter> model = new ArrayDeque<>();
+            Followers followers = new Followers();
+            ArrayDeque<PoolThread> model = new ArrayDeque<>();
             workers.forEach(w -> w.queued = false);
             for (int op = 0; op < 400; op++) {
                 int choice = random.nextInt(10);
-                Waiter w = workers.get(random.nextInt(workers.size()));
+                PoolThread w = workers.get(random.nextInt(workers.size()));
                 if (choice < 5) {
                     if (!w.queued) {
                         w.helper = true;
@@ -46,12 +43,12 @@ class FollowersTest {
                         model.remove(w);
                     }
                 } else if (choice < 8) {
-                    Waiter expected = model.pollLast();
+                    PoolThread expected = model.pollLast();
                     assertThat(followers.pollLast()).isSameAs(expected);
                 } else if (choice < 9) {
                     int n = random.nextInt(5);
                     for (int i = 0; i < n && !model.isEmpty(); i++) {
-                        Waiter woken = model.pollLast();
+                        PoolThread woken = model.pollLast();
                         woken.helper = false;
                         followers.wakeHelpers(1);
                         assertThat(woken.helper).isTrue();
@@ -61,7 +58,7 @@ class FollowersTest {
                     model.clear();
                 }
                 assertThat(followers.size()).isEqualTo(model.size());
-                for (Waiter x : workers) {
+                for (PoolThread x : workers) {
                     assertThat(x.queued).isEqualTo(model.contains(x));
                 }
             }

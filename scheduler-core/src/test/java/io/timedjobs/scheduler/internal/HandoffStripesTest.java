@@ -32,13 +32,13 @@ class HandoffStripesTest {
                 if (choice < 12) {
                     ScheduledTask<?> t = ModelTasks.task(random.nextLong(), sequence++);
                     assertThat(stripes.stage(t)).isPositive();
-                    assertThat(QueuePosition.isStaged(t.heapIndex)).isTrue();
+                    assertThat(QueuePosition.isStaged(t.queuePosition)).isTrue();
                     model.add(t);
                 } else if (choice < 16 && !model.isEmpty()) {
                     ScheduledTask<?> t = model.get(random.nextInt(model.size()));
-                    assertThat(stripes.unstage(t, QueuePosition.stagedPosition(t.heapIndex)))
+                    assertThat(stripes.unstage(t, QueuePosition.stagedPosition(t.queuePosition)))
                             .isTrue();
-                    assertThat(stripes.unstage(t, QueuePosition.stagedPosition(t.heapIndex)))
+                    assertThat(stripes.unstage(t, QueuePosition.stagedPosition(t.queuePosition)))
                             .as("a second time")
                             .isFalse();
                     model.remove(t);
@@ -50,7 +50,7 @@ class HandoffStripesTest {
                     List<ScheduledTask<?>> drained = new ArrayList<>();
                     stripes.drainTasks(drained::add);
                     assertThat(drained).containsExactlyElementsOf(model);
-                    assertThat(drained).allMatch(t -> t.heapIndex == QueuePosition.NONE);
+                    assertThat(drained).allMatch(t -> t.queuePosition == QueuePosition.NONE);
                     model.clear();
                 } else {
                     List<ScheduledTask<?>> removed = new ArrayList<>();

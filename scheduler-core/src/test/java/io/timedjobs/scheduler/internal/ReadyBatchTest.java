@@ -24,7 +24,6 @@ class ReadyBatchTest {
             long time = ModelTasks.base(random);
             for (int i = 0; i < n; i++) {
                 slots[i] = ModelTasks.task(time + i, i);
-                slots[i].heapIndex = QueuePosition.batch(i);
                 model.add(slots[i]);
             }
             List<ScheduledTask<?>> all = List.copyOf(model);
@@ -34,7 +33,7 @@ class ReadyBatchTest {
                 if (random.nextBoolean()) {
                     ScheduledTask<?> t = all.get(random.nextInt(n));
                     boolean inBatch = model.contains(t);
-                    assertThat(batch.cancel(t, QueuePosition.batchSlot(t.heapIndex)))
+                    assertThat(batch.cancel(t, QueuePosition.batchSlot(t.queuePosition)))
                             .isEqualTo(inBatch);
                     if (inBatch) {
                         model.remove(t);

@@ -41,7 +41,7 @@ class SortedRunTest {
                 } else if (choice < 7 && !known.isEmpty()) {
                     ScheduledTask<?> t = known.get(random.nextInt(known.size()));
                     assertThat(run.remove(t)).isEqualTo(model.remove(t));
-                    assertThat(t.heapIndex).isEqualTo(QueuePosition.NONE);
+                    assertThat(t.queuePosition).isEqualTo(QueuePosition.NONE);
                 } else if (!model.isEmpty()) {
                     assertThat((Object) run.poll()).isSameAs(model.pollFirst());
                 }
@@ -50,7 +50,7 @@ class SortedRunTest {
                 assertThat((Object) run.last()).isSameAs(model.isEmpty() ? null : model.last());
             }
             for (ScheduledTask<?> t : model) {
-                assertThat(QueuePosition.inRun(t.heapIndex)).isTrue();
+                assertThat(QueuePosition.inRun(t.queuePosition)).isTrue();
             }
         }
     }

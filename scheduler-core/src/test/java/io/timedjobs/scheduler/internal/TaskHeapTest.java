@@ -36,7 +36,7 @@ class TaskHeapTest {
                 } else if (choice < 7 && !known.isEmpty()) {
                     ScheduledTask<?> t = known.get(random.nextInt(known.size()));
                     assertThat(heap.remove(t)).isEqualTo(model.remove(t));
-                    assertThat(t.heapIndex).isEqualTo(QueuePosition.NONE);
+                    assertThat(t.queuePosition).isEqualTo(QueuePosition.NONE);
                 } else {
                     ScheduledTask<?> head = heap.peek();
                     assertThat((Object) head).isSameAs(model.peek());
@@ -49,7 +49,7 @@ class TaskHeapTest {
                 assertThat((Object) heap.peek()).isSameAs(model.peek());
             }
             for (int i = 0; i < heap.size(); i++) {
-                assertThat(heap.get(i).heapIndex).isEqualTo(i);
+                assertThat(heap.get(i).queuePosition).isEqualTo(i);
             }
             while (!model.isEmpty()) {
                 assertThat((Object) heap.peek()).isSameAs(model.poll());

@@ -41,7 +41,10 @@ class TimingWheelTest {
                         default -> random.nextLong(60 * BUCKET);
                     };
                     ScheduledTask<?> t = ModelTasks.task(now + delay, sequence++);
-                    if (!wheel.add(t)) {
+                    long bucket = wheel.bucketOf(t.time);
+                    if (wheel.holds(bucket)) {
+                        wheel.add(t, bucket);
+                    } else {
                         heap.add(t);
                     }
                     model.add(t);
@@ -53,12 +56,12 @@ class TimingWheelTest {
                 } else {
                     long before = now;
                     now += random.nextInt(4) == 0 ? random.nextLong(30 * BUCKET) : random.nextLong(BUCKET);
-                    wheel.advance(now, heap, run);
+                    wheel.advance(now, into(wheel, heap, run));
                     boolean moved = wheel.attentionTime(now) != wheel.attentionTime(before);
                     long exact = Long.MAX_VALUE;
                     boolean inWheel = false;
                     for (ScheduledTask<?> t : model) {
-                        if (QueuePosition.inWheel(t.heapIndex)) {
+                        if (QueuePosition.inWheel(t.queuePosition)) {
                             exact = inWheel && exact - t.time < 0 ? exact : t.time;
                             inWheel = true;
                         }
@@ -69,7 +72,7 @@ class TimingWheelTest {
                                 .isEqualTo(exact);
                     }
                     for (ScheduledTask<?> t : model) {
-                        if (QueuePosition.inWheel(t.heapIndex)) {
+                        if (QueuePosition.inWheel(t.queuePosition)) {
                             assertThat(wheel.attentionTime(t.time) - now)
                                     .as("attention of a task left in the wheel")
                                     .isPositive();
@@ -80,7 +83,7 @@ class TimingWheelTest {
                 checkWheelFigures(wheel, model);
             }
             now += (TimingWheel.SIZE + 2) * BUCKET;
-            wheel.advance(now, heap, run);
+            wheel.advance(now, into(wheel, heap, run));
             assertThat(wheel.size()).isZero();
             while (!model.isEmpty()) {
                 ScheduledTask<?> h = heap.peek();
@@ -96,6 +99,27 @@ class TimingWheelTest {
         }
     }
 
+    /**
+     * Where the moved buckets go in this test: sorted onto the run when they come after it, else
+     * into the heap, as the due order does (which decides that in the queue).
+     */
+    private static TimingWheel.Sink into(TimingWheel wheel, TaskHeap heap, SortedRun run) {
+        return (tasks, n, inOrder) -> {
+            if (inOrder) {
+                wheel.sortBucket(tasks, n);
+                ScheduledTask<?> last = run.last();
+                if (last == null || ScheduledTask.isBefore(last, tasks[0])) {
+                    run.append(tasks, n);
+                    return;
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                heap.add(tasks[i]);
+                tasks[i] = null;
+            }
+        };
+    }
+
     private static void checkWheelFigures(TimingWheel wheel, TreeSet<ScheduledTask<?>> model) {
         if (wheel.size() == 0) {
             return;
@@ -104,7 +128,7 @@ class TimingWheelTest {
         long nextMove = 0;
         boolean any = false;
         for (ScheduledTask<?> t : model) {
-            if (QueuePosition.inWheel(t.heapIndex)) {
+            if (QueuePosition.inWheel(t.queuePosition)) {
                 if (!any || t.time - earliest.time < 0) {
                     earliest = t;
                 }

@@ -11,9 +11,9 @@ import org.jspecify.annotations.Nullable;
  * scheduler uses when it is given none, named platform threads or, on Java 21 and later, virtual
  * threads. The factories it returns are thread-safe.
  */
-final class WorkerThreads {
+final class DefaultThreadFactories {
 
-    private WorkerThreads() {}
+    private DefaultThreadFactories() {}
 
     /** Returns a factory of platform threads named {@code prefix} and a number counting from 1. */
     static ThreadFactory named(String prefix, boolean daemon) {

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * thread, in practice), so that the workers only do the timing and a slow task holds back no other
  * task due at the same time; an optional limit bounds how many run at once.
  */
-final class TaskThreads {
+final class ThreadPerTask {
 
     private final ThreadFactory factory;
 
@@ -39,7 +39,7 @@ final class TaskThreads {
     private final Set<ScheduledTask<?>> unstarted = ConcurrentHashMap.newKeySet();
 
     /** @param concurrencyLimit the most tasks running at once; 0 for no limit */
-    TaskThreads(ThreadFactory factory, int concurrencyLimit, Consumer<ScheduledTask<?>> body, Runnable lastEnded) {
+    ThreadPerTask(ThreadFactory factory, int concurrencyLimit, Consumer<ScheduledTask<?>> body, Runnable lastEnded) {
         this.factory = factory;
         this.limit = concurrencyLimit > 0 ? new Semaphore(concurrencyLimit) : null;
         this.body = body;

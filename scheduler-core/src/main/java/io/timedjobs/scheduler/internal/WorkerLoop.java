@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * counters it keeps. Everything a task's execution reads is a field of this object, so that the
  * loop pays no indirection per task.
  */
-final class TaskRunner {
+final class WorkerLoop {
 
     /*
      * Run state, only ever increasing:
@@ -25,7 +25,7 @@ final class TaskRunner {
      *              is empty
      *   STOP       accepts none, runs none; running tasks were interrupted
      *   TERMINATED no worker left
-     * Transitions happen under WorkerLifecycle's mainLock, by it alone; the queue keeps its own
+     * Transitions happen under PoolLifecycle's mainLock, by it alone; the queue keeps its own
      * copy of "shut down" and "stopped" under its lock, which is what makes a submission and a
      * shutdown atomic to each other.
      */
@@ -36,7 +36,7 @@ final class TaskRunner {
 
     /**
      * The run state, one of the constants above. Read by every worker once per task, without a
-     * lock; written by {@link WorkerLifecycle} only, under its mainLock.
+     * lock; written by {@link PoolLifecycle} only, under its mainLock.
      */
     volatile int runState = RUNNING;
 
@@ -60,13 +60,13 @@ final class TaskRunner {
      * runs on the worker that took it. The pool terminates only when none of those threads is left,
      * and a task that puts itself back after the last worker left gets a new worker.
      */
-    final @Nullable TaskThreads taskThreads;
+    final @Nullable ThreadPerTask threadPerTask;
 
     /** Whether the pool stops; made once, so that handing a task to its own thread allocates none. */
     private final BooleanSupplier stopping = () -> runState >= STOP;
 
-    /** Shared with {@link WorkerLifecycle}: the threads that run a task of their own join it here. */
-    private final Set<Waiter> waiters;
+    /** Shared with {@link PoolLifecycle}: the threads that run a task of their own join it here. */
+    private final Set<PoolThread> poolThreads;
 
     /** Workers running a task; striped, since every worker writes it twice per task. */
     final LongAdder active = new LongAdder();
@@ -77,32 +77,35 @@ final class TaskRunner {
     /**
      * @param lastOwnThreadEnded called when the last task running on a thread of its own ended
      */
-    TaskRunner(
-            PoolSettings settings, LeaderFollowerDelayQueue queue, Set<Waiter> waiters, Runnable lastOwnThreadEnded) {
+    WorkerLoop(
+            PoolSettings settings,
+            LeaderFollowerDelayQueue queue,
+            Set<PoolThread> poolThreads,
+            Runnable lastOwnThreadEnded) {
         this.queue = queue;
         this.ticker = settings.ticker();
         this.listener = settings.listener();
         this.timed = listener != ExecutionListener.none();
         this.runGate = settings.runGate();
         this.keepRepeatingAfterShutdown = settings.continueExistingPeriodicTasksAfterShutdown();
-        this.waiters = waiters;
+        this.poolThreads = poolThreads;
         ThreadFactory perTask = settings.taskThreadFactory();
-        this.taskThreads = perTask == null
+        this.threadPerTask = perTask == null
                 ? null
-                : new TaskThreads(perTask, settings.concurrencyLimit(), this::runOnOwnThread, lastOwnThreadEnded);
+                : new ThreadPerTask(perTask, settings.concurrencyLimit(), this::runOnOwnThread, lastOwnThreadEnded);
     }
 
     /**
      * Takes and runs tasks until the queue has none left for this worker; called by a registered
      * worker. A failure that escapes ends the loop, and with it the worker.
      */
-    void work(Waiter me) {
+    void work(PoolThread me) {
         for (; ; ) {
             ScheduledTask<?> task = queue.take(me);
             if (task == null) {
                 return;
             }
-            TaskThreads own = taskThreads;
+            ThreadPerTask own = threadPerTask;
             if (own != null) {
                 own.start(task, stopping); // stopping: one still waiting for a permit then never runs
                 continue;
@@ -119,9 +122,9 @@ final class TaskRunner {
 
     /** Runs a task on its own thread, registered so that its cancel(true) finds the thread. */
     private void runOnOwnThread(ScheduledTask<?> task) {
-        Waiter me = new Waiter(Thread.currentThread());
+        PoolThread me = new PoolThread(Thread.currentThread());
         me.running = task;
-        waiters.add(me);
+        poolThreads.add(me);
         try {
             // Its thread has begun it, so shutdownNow no longer returns it: it runs, and sees an
             // interrupt like every running task. Read after registering: either shutdownNow's
@@ -131,7 +134,7 @@ final class TaskRunner {
             }
             execute(task);
         } finally {
-            waiters.remove(me);
+            poolThreads.remove(me);
         }
     }
 

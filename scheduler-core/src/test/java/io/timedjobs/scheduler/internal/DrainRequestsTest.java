@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
  * The queue's lock and its requests, driven from one thread by seeded random operations against
  * a model of what is staged, queued and requested.
  */
-class QueueLockTest {
+class DrainRequestsTest {
 
     /**
      * A drain or removal asked for (or a task staged with no plan in force) while the lock is free
@@ -26,29 +27,21 @@ class QueueLockTest {
         SplittableRandom random = new SplittableRandom(ModelTasks.SEED);
         for (int round = 0; round < 100; round++) {
             HandoffStripes stripes = new HandoffStripes(1);
-            QueueFigures figures = new QueueFigures();
             DueOrder order = new DueOrder(0L);
-            List<ScheduledTask<?>> inserted = new ArrayList<>(); // in the order of insertion
-            QueueLock lock = new QueueLock(
-                    stripes,
-                    new WakePlan(),
-                    figures,
-                    order,
-                    t -> {
-                        inserted.add(t);
-                        order.add(t);
-                    },
-                    order::remove);
+            LeaderFollowerDelayQueue queue = new LeaderFollowerDelayQueue(() -> 0L, false, stripes, order);
+            List<ScheduledTask<?>> made = new ArrayList<>(); // the order numbers those it takes in
+
             Model model = new Model();
             for (int op = 0; op < 300; op++) {
                 int choice = random.nextInt(10);
                 if (choice < 4) {
-                    ScheduledTask<?> t = ModelTasks.task(random.nextLong(1L << 40), 0);
+                    ScheduledTask<?> t = ModelTasks.task(random.nextLong(1L << 40), -1);
+                    made.add(t);
                     if (random.nextBoolean()) {
                         assertThat(stripes.stage(t)).isPositive();
                         model.staged.add(t);
                     } else { // staged with no plan in force: moved into the queue now, or on request
-                        assertThat(lock.stage(t, t.time)).isTrue();
+                        assertThat(queue.stage(t, t.time)).isTrue();
                         model.staged.add(t);
                         if (model.held) {
                             model.drainRequested = true;
@@ -58,14 +51,14 @@ class QueueLockTest {
                     }
                 } else if (choice < 6) {
                     if (model.held) {
-                        lock.release();
+                        queue.release();
                         model.release();
                     } else {
-                        lock.acquire();
+                        queue.acquire();
                         model.held = true;
                     }
                 } else if (choice < 8) {
-                    lock.drainNow(false);
+                    queue.drainNow(false);
                     if (model.held) {
                         model.drainRequested = true;
                     } else {
@@ -80,22 +73,31 @@ class QueueLockTest {
                     t.complete(ScheduledTask.CANCELLED, null);
                     stripes.pushRemoval(t);
                     model.removals.add(t);
-                    lock.drainNow(true);
+                    queue.drainNow(true);
                     if (model.held) {
                         model.removalsRequested = true;
                     } else {
                         model.drainRemovals();
                     }
                 }
-                assertThat(lock.isLocked()).isEqualTo(model.held);
-                assertThat(lock.drainRequested()).isEqualTo(model.drainRequested);
+                assertThat(queue.isLocked()).isEqualTo(model.held);
+                assertThat(queue.drainRequested()).isEqualTo(model.drainRequested);
+                List<ScheduledTask<?>> inserted = inserted(made);
                 assertThat(inserted).containsExactlyElementsOf(model.inserted);
                 assertThat(order.size()).isEqualTo(model.queued.size());
                 if (!model.held) {
-                    assertThat(figures.size(stripes, () -> null)).isEqualTo(order.size() + stripes.depth());
+                    assertThat(queue.size()).isEqualTo(order.size() + stripes.depth());
                 }
             }
         }
+    }
+
+    /** Returns the tasks the due order took in, in the order it took them: by the number it gave. */
+    private static List<ScheduledTask<?>> inserted(List<ScheduledTask<?>> made) {
+        return made.stream()
+                .filter(t -> t.sequence >= 0)
+                .sorted(Comparator.comparingInt(t -> t.sequence))
+                .toList();
     }
 
     /** What the lock should have done: the stripe's tasks, the queue's, and the requests left. */

@@ -3,11 +3,12 @@ package io.timedjobs.scheduler.internal;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Written by its own worker and under the queue's lock, as each field says: a worker as the queue
- * sees it, the thread to park and unpark, and what the pool needs to find the thread running a
- * task.
+ * Written by its own thread and under the queue's lock, as each field says. One thread of the pool:
+ * a worker, as the queue sees it when it parks and unparks it in take(), or a thread that runs one
+ * task of its own (ThreadPerTask); for both, the task it runs, so that a cancel(true) finds the
+ * thread to interrupt.
  */
-final class Waiter {
+final class PoolThread {
     final Thread thread;
 
     /**
@@ -38,7 +39,7 @@ final class Waiter {
     @Nullable
     ScheduledTask<?> running;
 
-    Waiter(Thread thread) {
+    PoolThread(Thread thread) {
         this.thread = thread;
     }
 }

@@ -1,9 +1,9 @@
 package io.timedjobs.scheduler.internal;
 
-import static io.timedjobs.scheduler.internal.TaskRunner.RUNNING;
-import static io.timedjobs.scheduler.internal.TaskRunner.SHUTDOWN;
-import static io.timedjobs.scheduler.internal.TaskRunner.STOP;
-import static io.timedjobs.scheduler.internal.TaskRunner.TERMINATED;
+import static io.timedjobs.scheduler.internal.WorkerLoop.RUNNING;
+import static io.timedjobs.scheduler.internal.WorkerLoop.SHUTDOWN;
+import static io.timedjobs.scheduler.internal.WorkerLoop.STOP;
+import static io.timedjobs.scheduler.internal.WorkerLoop.TERMINATED;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,32 +16,31 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thread-safe, used by its {@link WorkerPool} only; every change happens under {@link #mainLock}:
+ * Thread-safe, used by its pool (WorkerPool) only; every change happens under {@link #mainLock}:
  * starts and replaces the pool's workers, keeps the roster of live ones, and runs the shutdown and
  * termination sequence.
  *
- * <p>The run state itself is a field of the {@link TaskRunner}, so that the workers read it once
+ * <p>The run state itself is a field of the {@link WorkerLoop}, so that the workers read it once
  * per task without going through this object; only this class writes it, under mainLock.
  */
-final class WorkerLifecycle {
+final class PoolLifecycle {
 
-    private final WorkerPool pool;
-    private final TaskRunner runner;
+    private final WorkerLoop loop;
     private final LeaderFollowerDelayQueue queue;
     private final ThreadFactory threadFactory;
     private final int poolSize;
     private final boolean keepDelayedAfterShutdown;
     private final boolean keepRepeatingAfterShutdown;
 
-    /** The tasks running on threads of their own, or null; see TaskRunner's field of that name. */
-    private final @Nullable TaskThreads taskThreads;
+    /** The tasks running on threads of their own, or null; see WorkerLoop's field of that name. */
+    private final @Nullable ThreadPerTask threadPerTask;
 
     /**
      * Guards the run state's transitions and the set of workers.
      *
      * <p>Lock order: mainLock first, then the queue's lock, never the other way round. Code that
      * holds the queue's lock calls nothing that takes mainLock; a task's cancel(true), which runs
-     * on any thread and may find its task running, finds the worker through {@link #waiters}
+     * on any thread and may find its task running, finds the worker through {@link #poolThreads}
      * without mainLock, so a worker waiting for that cancel in its task's release() never waits
      * behind whoever holds mainLock.
      */
@@ -59,7 +58,15 @@ final class WorkerLifecycle {
      * starts meanwhile (it runs no task yet) and is not hurt by one that leaves (it runs no task
      * any more).
      */
-    private final Set<Waiter> waiters;
+    private final Set<PoolThread> poolThreads;
+
+    /**
+     * Whether all workers were started. One starts with the scheduler ({@link #prestartWorker}),
+     * so that the first task does not wait for a thread to start; the others start right after
+     * the first submission was queued. Written under mainLock; volatile, for the pool reads it at
+     * every submission.
+     */
+    volatile boolean started;
 
     /**
      * Run by shutdown() after it marked the pool and before it closes the queue; null but in tests
@@ -67,21 +74,15 @@ final class WorkerLifecycle {
      */
     volatile @Nullable Runnable afterShutdownMarked;
 
-    WorkerLifecycle(
-            WorkerPool pool,
-            PoolSettings settings,
-            LeaderFollowerDelayQueue queue,
-            TaskRunner runner,
-            Set<Waiter> waiters) {
-        this.pool = pool;
-        this.runner = runner;
+    PoolLifecycle(PoolSettings settings, LeaderFollowerDelayQueue queue, WorkerLoop loop, Set<PoolThread> poolThreads) {
+        this.loop = loop;
         this.queue = queue;
         this.threadFactory = settings.threadFactory();
         this.poolSize = settings.poolSize();
         this.keepDelayedAfterShutdown = settings.executeExistingDelayedTasksAfterShutdown();
         this.keepRepeatingAfterShutdown = settings.continueExistingPeriodicTasksAfterShutdown();
-        this.taskThreads = runner.taskThreads;
-        this.waiters = waiters;
+        this.threadPerTask = loop.threadPerTask;
+        this.poolThreads = poolThreads;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -92,7 +93,7 @@ final class WorkerLifecycle {
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
-            if (!pool.started && runner.runState == RUNNING && workers.isEmpty()) {
+            if (!started && loop.runState == RUNNING && workers.isEmpty()) {
                 addWorker();
             }
         } finally {
@@ -105,13 +106,13 @@ final class WorkerLifecycle {
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
-            if (pool.started || runner.runState != RUNNING) {
+            if (started || loop.runState != RUNNING) {
                 return; // after shutdown, tryTerminate starts a worker if an accepted task needs one
             }
             for (int i = workers.size(); i < poolSize; i++) {
                 addWorker();
             }
-            pool.started = true;
+            started = true;
         } finally {
             mainLock.unlock();
         }
@@ -134,17 +135,17 @@ final class WorkerLifecycle {
 
     /** The body of every worker: registered, it runs tasks until none is left for it. */
     private void runWorker() {
-        Waiter me = new Waiter(Thread.currentThread());
+        PoolThread me = new PoolThread(Thread.currentThread());
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
-            waiters.add(me);
+            poolThreads.add(me);
         } finally {
             mainLock.unlock();
         }
         boolean abrupt = true;
         try {
-            runner.work(me);
+            loop.work(me);
             abrupt = false;
         } finally {
             workerExited(me, abrupt);
@@ -152,13 +153,13 @@ final class WorkerLifecycle {
     }
 
     /** Forgets a worker; one that died of a failure gets a successor while work remains. */
-    private void workerExited(Waiter worker, boolean abrupt) {
+    private void workerExited(PoolThread worker, boolean abrupt) {
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
-            waiters.remove(worker);
+            poolThreads.remove(worker);
             workers.remove(worker.thread);
-            int runState = runner.runState;
+            int runState = loop.runState;
             if (abrupt && runState < STOP && (runState == RUNNING || queue.hasTasks())) {
                 addWorker();
             }
@@ -170,7 +171,7 @@ final class WorkerLifecycle {
 
     /** Called when the last task running on a thread of its own ended. */
     void ownThreadsEnded() {
-        if (runner.runState >= SHUTDOWN) {
+        if (loop.runState >= SHUTDOWN) {
             tryTerminateUnderLock();
         }
     }
@@ -185,7 +186,7 @@ final class WorkerLifecycle {
      * task is run or cancelled by the shutdown policy. Called under mainLock.
      */
     private void tryTerminate() {
-        int runState = runner.runState;
+        int runState = loop.runState;
         if (runState < SHUTDOWN || runState == TERMINATED || !workers.isEmpty()) {
             return;
         }
@@ -193,10 +194,10 @@ final class WorkerLifecycle {
             addWorker();
             return;
         }
-        if (taskThreads != null && taskThreads.running() > 0) {
+        if (threadPerTask != null && threadPerTask.running() > 0) {
             return; // the last task on a thread of its own calls again when it ends
         }
-        runner.runState = TERMINATED;
+        loop.runState = TERMINATED;
         termination.signalAll();
     }
 
@@ -234,22 +235,22 @@ final class WorkerLifecycle {
         mainLock.lock();
         try {
             queue.stopTaking();
-            if (runner.runState < STOP) {
-                runner.runState = STOP;
+            if (loop.runState < STOP) {
+                loop.runState = STOP;
             }
         } finally {
             mainLock.unlock();
         }
         List<Runnable> neverRan = new ArrayList<>(queue.stop());
-        if (taskThreads != null) {
-            neverRan.addAll(taskThreads.takeBackUnstarted());
+        if (threadPerTask != null) {
+            neverRan.addAll(threadPerTask.takeBackUnstarted());
         }
         mainLock.lock();
         try {
             for (Thread worker : workers) {
                 worker.interrupt();
             }
-            for (Waiter w : waiters) {
+            for (PoolThread w : poolThreads) {
                 if (w.running != null) {
                     w.thread.interrupt(); // a task running on a thread of its own
                 }
@@ -266,8 +267,8 @@ final class WorkerLifecycle {
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
-            if (runner.runState < target) {
-                runner.runState = target;
+            if (loop.runState < target) {
+                loop.runState = target;
             }
         } finally {
             mainLock.unlock();
@@ -279,7 +280,7 @@ final class WorkerLifecycle {
         final ReentrantLock mainLock = this.mainLock;
         mainLock.lock();
         try {
-            while (runner.runState != TERMINATED) {
+            while (loop.runState != TERMINATED) {
                 if (nanos <= 0L) {
                     return false;
                 }
@@ -304,7 +305,7 @@ final class WorkerLifecycle {
      */
     @Nullable
     Thread interruptWorkerRunning(ScheduledTask<?> task) {
-        for (Waiter w : waiters) {
+        for (PoolThread w : poolThreads) {
             if (w.running == task) {
                 w.thread.interrupt();
                 return w.thread;

@@ -6,23 +6,51 @@ import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Called by {@link ScheduledTask} only, on any thread: the threads blocked in a task's {@code get},
- * kept as a Treiber stack in the task's {@code poolOrWaiters} field (the stack ends in the pool, so
- * the task needs no field of its own for it), and the short wait of a worker for the {@code
- * cancel(true)} that interrupts it.
+ * Thread-safe: any thread may wait on it or complete it. The future half of a {@code
+ * ScheduledTask}, its base class: the state, and the threads blocked in {@code get}, kept as a
+ * Treiber stack in {@link #ownerOrWaiters} (the stack ends in the task's owner, so the task needs
+ * no field of its own for it); and the short wait of a worker for the {@code cancel(true)} that
+ * interrupts it. It knows nothing of the task it is part of: the task calls it, never the reverse.
  *
- * <p>Static methods on the task rather than an object per task: the task stays 40 bytes, and each
- * call is a direct, inlinable one.
+ * <p>A base class rather than an object per task: the task stays 40 bytes, and each call is a
+ * direct, inlinable one.
  */
-final class TaskWaiters {
+abstract class TaskFuture {
+
+    // The states: see ScheduledTask's life cycle.
+    static final int NEW = 0;
+    static final int COMPLETING = 1;
+    static final int NORMAL = 2;
+    static final int EXCEPTIONAL = 3;
+    static final int CANCELLED = 4;
+    static final int INTERRUPTING = 5;
+    static final int INTERRUPTED = 6;
+    static final int RUNNING = 8;
 
     /** Longest park of {@link #awaitInterrupt} before it looks at the state again. */
     private static final long INTERRUPT_WAIT_NANOS = 1_000_000L;
 
-    private TaskWaiters() {}
+    /** One of the states above; changed through {@link #STATE} only. */
+    volatile int state;
 
-    /** Returns the pool at the end of the waiters' stack that starts at {@code head}. */
-    static @Nullable Object poolBelow(@Nullable Object head) {
+    /**
+     * The task's owner; or, while threads are blocked in {@code get}, a Treiber stack of {@link
+     * WaitNode}s whose last node's {@code next} is the owner. Null only for a task without owner
+     * (the stripes' marker, the model tests' tasks). Changed only here once the task is made.
+     */
+    volatile @Nullable Object ownerOrWaiters;
+
+    TaskFuture(@Nullable Object owner) {
+        this.ownerOrWaiters = owner;
+    }
+
+    /** Returns the owner at the end of the waiters' stack. */
+    final @Nullable Object owner() {
+        return ownerBelow(ownerOrWaiters); // volatile read
+    }
+
+    /** Returns the owner at the end of the waiters' stack that starts at {@code head}. */
+    private static @Nullable Object ownerBelow(@Nullable Object head) {
         Object o = head;
         while (o instanceof WaitNode node) {
             o = node.next;
@@ -35,21 +63,21 @@ final class TaskWaiters {
      *
      * @return the state seen last: done, or still pending if the time ran out
      */
-    static int awaitDone(ScheduledTask<?> task, boolean timed, long nanos) throws InterruptedException {
+    final int awaitDone(boolean timed, long nanos) throws InterruptedException {
         final long deadline = timed ? System.nanoTime() + nanos : 0L;
         WaitNode node = null;
         boolean queued = false;
         for (; ; ) {
-            int s = task.state();
-            if (s > ScheduledTask.COMPLETING && s != ScheduledTask.RUNNING) {
+            int s = state; // volatile read
+            if (s > COMPLETING && s != RUNNING) {
                 if (node != null) {
                     node.thread = null;
                 }
                 return s;
-            } else if (s == ScheduledTask.COMPLETING) {
+            } else if (s == COMPLETING) {
                 Thread.yield(); // the outcome is being written this very moment
             } else if (Thread.interrupted()) {
-                removeWaiter(task, node);
+                removeWaiter(node);
                 throw new InterruptedException();
             } else if (node == null) {
                 if (timed && nanos <= 0L) {
@@ -57,24 +85,24 @@ final class TaskWaiters {
                 }
                 node = new WaitNode();
             } else if (!queued) {
-                Object head = task.poolOrWaiters; // volatile read
+                Object head = ownerOrWaiters; // volatile read
                 node.next = head;
-                queued = WAITERS.weakCompareAndSet(task, head, node); // CAS: publishes node.next
+                queued = WAITERS.weakCompareAndSet(this, head, node); // CAS: publishes node.next
             } else if (timed) {
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0L) {
-                    removeWaiter(task, node);
-                    return task.state();
+                    removeWaiter(node);
+                    return state;
                 }
-                LockSupport.parkNanos(task, remaining);
+                LockSupport.parkNanos(this, remaining);
             } else {
-                LockSupport.park(task);
+                LockSupport.park(this);
             }
         }
     }
 
     /** Unlinks a waiter that timed out or was interrupted, and any other dead node on the way. */
-    private static void removeWaiter(ScheduledTask<?> task, @Nullable WaitNode node) {
+    private void removeWaiter(@Nullable WaitNode node) {
         if (node == null) {
             return;
         }
@@ -82,7 +110,7 @@ final class TaskWaiters {
         restart:
         for (; ; ) {
             WaitNode pred = null;
-            for (Object o = task.poolOrWaiters; o instanceof WaitNode q; ) {
+            for (Object o = ownerOrWaiters; o instanceof WaitNode q; ) {
                 Object next = q.next;
                 if (q.thread != null) {
                     pred = q;
@@ -91,7 +119,7 @@ final class TaskWaiters {
                     if (pred.thread == null) {
                         continue restart; // pred died meanwhile: its own unlinking may be lost
                     }
-                } else if (!WAITERS.compareAndSet(task, q, next)) {
+                } else if (!WAITERS.compareAndSet(this, q, next)) {
                     continue restart;
                 }
                 o = next;
@@ -100,12 +128,12 @@ final class TaskWaiters {
         }
     }
 
-    /** Empties the waiters' stack, leaving the pool in its place, and wakes every waiter. */
-    static void finishCompletion(ScheduledTask<?> task) {
-        for (Object o; (o = task.poolOrWaiters) instanceof WaitNode first; ) {
-            Object pool = poolBelow(first.next);
-            if (WAITERS.weakCompareAndSet(task, first, pool)) {
-                // The nodes keep their links: a concurrent pool() may still be walking them.
+    /** Empties the waiters' stack, leaving the owner in its place, and wakes every waiter. */
+    final void finishCompletion() {
+        for (Object o; (o = ownerOrWaiters) instanceof WaitNode first; ) {
+            Object owner = ownerBelow(first.next);
+            if (WAITERS.weakCompareAndSet(this, first, owner)) {
+                // The nodes keep their links: a concurrent owner() may still be walking them.
                 for (Object q = first; q instanceof WaitNode node; q = node.next) {
                     Thread t = node.thread;
                     if (t != null) {
@@ -125,14 +153,14 @@ final class TaskWaiters {
      * thread outside the pool that ran the task through run(), which no canceller knows of. The
      * interrupt is cleared while parked, or park would return at once, and restored after.
      */
-    static void awaitInterrupt(ScheduledTask<?> task) {
+    final void awaitInterrupt() {
         boolean interrupted = false;
-        for (int spins = 0; task.state() == ScheduledTask.INTERRUPTING; spins++) {
+        for (int spins = 0; state == INTERRUPTING; spins++) {
             if (spins < 64) {
                 Thread.onSpinWait();
             } else {
                 interrupted |= Thread.interrupted();
-                LockSupport.parkNanos(task, INTERRUPT_WAIT_NANOS);
+                LockSupport.parkNanos(this, INTERRUPT_WAIT_NANOS);
             }
         }
         if (interrupted) {
@@ -140,17 +168,22 @@ final class TaskWaiters {
         }
     }
 
-    /** A thread blocked in get; next is the node below it, or the pool at the bottom. */
+    /** A thread blocked in get; next is the node below it, or the owner at the bottom. */
     static final class WaitNode {
         volatile @Nullable Thread thread = Thread.currentThread();
         volatile @Nullable Object next;
     }
 
+    /** The state's atomic operations, for the task's transitions too. */
+    static final VarHandle STATE;
+
     private static final VarHandle WAITERS;
 
     static {
         try {
-            WAITERS = MethodHandles.lookup().findVarHandle(ScheduledTask.class, "poolOrWaiters", Object.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            STATE = lookup.findVarHandle(TaskFuture.class, "state", int.class);
+            WAITERS = lookup.findVarHandle(TaskFuture.class, "ownerOrWaiters", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
