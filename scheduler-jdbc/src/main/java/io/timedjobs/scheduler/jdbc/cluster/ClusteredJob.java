@@ -90,6 +90,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     @Override
     public final @Nullable Instant nextExecution(TriggerContext triggerContext) {
+        if (!registered && context.outages().inOutage()) {
+            return wakeUp(); // the heartbeat's poll tells when the database is back
+        }
         if (!registered) {
             try {
                 registered = register();
@@ -124,6 +127,11 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             return;
         }
         lastFire = fire;
+        if (context.outages().inOutage()) {
+            // Known to be away: no worker waits on it, so local jobs keep their workers.
+            context.stats().skipped(SkipReason.DATABASE_DOWN);
+            return;
+        }
         runFire(fire);
     }
 
@@ -184,11 +192,24 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             runTask(fire);
         } finally {
             try {
-                store.releaseLease(name);
+                if (!store.releaseLease(name)) {
+                    leaseLostDuringRun();
+                }
             } catch (DataAccessException ex) {
                 context.outages().failed("release of job " + name, ex);
             }
         }
+    }
+
+    /**
+     * Logs a run that ended after its run lease was taken over (this instance was paused or cut off
+     * for longer than the lease, or ran past the maximum run time): its end changed nothing.
+     */
+    protected final void leaseLostDuringRun() {
+        logger.warn("Run of clustered job " + name + " on " + context.store().instanceName()
+                + " ended after its run lease was taken over (a pause or an outage longer than the lease, or a run"
+                + " past " + context.maxRunTime() + "); another instance may have run the job meanwhile, and this"
+                + " late end was refused: it does not move the job's schedule");
     }
 
     /** Returns the nominal fire (database time) of the clustered run under way on this thread, or null. */

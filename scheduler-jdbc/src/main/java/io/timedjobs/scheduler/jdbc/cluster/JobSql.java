@@ -126,12 +126,15 @@ final class JobSql {
     }
 
     /**
-     * Ends an instance's fixed-delay run: the next fire is the database's time plus the delay. Binds:
-     * delay millis, job, instance.
+     * Ends an instance's fixed-delay run: the next fire is the database's time plus the delay. Only
+     * while the run is still this instance's (it holds the lease and the next fire is still cleared
+     * by its claim): a run taken over, ended as expired by another instance, or followed by another
+     * run is left alone. Binds: delay millis, job, instance.
      */
     String completeDelayedFire() {
         return "UPDATE " + jobs + " SET next_fire_at = " + nowPlus
-                + ", lease_owner = NULL, lease_until = NULL WHERE job_name = ? AND lease_owner = ?";
+                + ", lease_owner = NULL, lease_until = NULL WHERE job_name = ? AND lease_owner = ?"
+                + " AND next_fire_at IS NULL";
     }
 
     /**
