@@ -39,10 +39,12 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 final class BoundedDataSource extends DelegatingDataSource {
 
     /**
-     * Acquisitions that may wait at once: the scheduler's workers, the heartbeat and the durable
-     * engine rarely need more; beyond that, the database is surely away and failing fast is right.
+     * Acquisitions that may wait at once. A healthy pool hands out a connection in microseconds, so
+     * this many at once means threads of ours are already stuck on the database: failing the next
+     * at once is right. Far above the workers of any sane configuration (scheduler, heartbeat,
+     * durable engine), so that load alone never reaches it.
      */
-    static final int MAX_PENDING = 32;
+    static final int MAX_PENDING = 256;
 
     private static final Executor SAME_THREAD = Runnable::run;
     private static final AtomicInteger THREADS = new AtomicInteger();
