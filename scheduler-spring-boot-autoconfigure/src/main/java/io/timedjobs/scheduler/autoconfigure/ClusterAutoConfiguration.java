@@ -104,7 +104,8 @@ public class ClusterAutoConfiguration {
                     + ".cluster.enabled=false");
         }
         TableNames tables = new TableNames(properties.getJdbc().getTablePrefix());
-        ClusterDatabase database = ClusterDatabase.of(dataSource, tables);
+        ClusterDatabase database =
+                ClusterDatabase.of(dataSource, tables, properties.getCluster().getDatabaseTimeout());
         SchemaInitializer.Mode mode = SchemaInitializer.Mode.valueOf(
                 properties.getJdbc().getInitializeSchema().name().toUpperCase(Locale.ROOT));
         new SchemaInitializer(database).initialize(mode);

@@ -66,6 +66,12 @@ public class ClusterProperties {
      */
     private List<String> localJobs = new ArrayList<>();
 
+    /**
+     * Longest wait of a scheduler thread on the database, for a connection and for each statement,
+     * whatever the pool's own timeouts; a longer wait counts as the database being away.
+     */
+    private Duration databaseTimeout = Duration.ofSeconds(2);
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -140,6 +146,14 @@ public class ClusterProperties {
 
     public void setLocalJobs(List<String> localJobs) {
         this.localJobs = new ArrayList<>(Objects.requireNonNull(localJobs, PREFIX + ".cluster.local-jobs"));
+    }
+
+    public Duration getDatabaseTimeout() {
+        return databaseTimeout;
+    }
+
+    public void setDatabaseTimeout(Duration databaseTimeout) {
+        this.databaseTimeout = positive(databaseTimeout, "database-timeout");
     }
 
     private static Duration positive(Duration value, String key) {

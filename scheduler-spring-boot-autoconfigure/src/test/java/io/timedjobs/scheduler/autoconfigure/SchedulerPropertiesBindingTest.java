@@ -82,6 +82,7 @@ class SchedulerPropertiesBindingTest {
                         "timed-jobs.cluster.max-run-time=10m",
                         "timed-jobs.cluster.fire-horizon=1m",
                         "timed-jobs.cluster.local-jobs=cache.refresh",
+                        "timed-jobs.cluster.database-timeout=3s",
                         "timed-jobs.jdbc.initialize-schema=always",
                         "timed-jobs.jdbc.table-prefix=jobs_",
                         "timed-jobs.durable.max-attempts=3",
@@ -98,9 +99,24 @@ class SchedulerPropertiesBindingTest {
                             .isEqualTo(Duration.ofSeconds(5));
                     assertThat(properties.getHealth().getLatenessThreshold()).isEqualTo(Duration.ofSeconds(30));
                     assertThat(properties.getCluster().getLease()).isEqualTo(Duration.ofSeconds(30));
+                    assertThat(properties.getCluster().getDatabaseTimeout()).isEqualTo(Duration.ofSeconds(3));
                     assertThat(properties.getDurable().getMaxAttempts()).isEqualTo(3);
                     assertThat(properties.getDashboard().isEnabled()).isTrue();
                 });
+    }
+
+    /** The database timeout defaults to 2 s, and a zero one fails start-up naming the key. */
+    @Test
+    void shouldRefuseADatabaseTimeoutThatIsNotPositive() {
+        runner.run(context -> assertThat(
+                        context.getBean(SchedulerProperties.class).getCluster().getDatabaseTimeout())
+                .isEqualTo(Duration.ofSeconds(2)));
+        runner.withPropertyValues("timed-jobs.cluster.database-timeout=0s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageContaining("timed-jobs.cluster.database-timeout must be positive");
+        });
     }
 
     /** misfire-policy takes the spellings the documentation uses. */

@@ -54,6 +54,11 @@ public final class ClusterJobStats {
         skipped.get(reason).increment();
     }
 
+    /** Counts fires skipped here for one reason. */
+    void skipped(SkipReason reason, long fires) {
+        skipped.get(reason).add(fires);
+    }
+
     /** Counts a run lease taken over after its holder died or ran past the maximum run time. */
     void leaseExpired() {
         leaseExpiries.increment();

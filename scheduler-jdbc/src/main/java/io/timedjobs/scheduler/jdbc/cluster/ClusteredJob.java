@@ -128,6 +128,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     @Override
     public final @Nullable Instant nextExecution(TriggerContext triggerContext) {
+        if ((!registered || standby != null) && context.outages().inOutage()) {
+            return wakeUp(); // the heartbeat's poll tells when the database is back
+        }
         if (!registered || standby != null) {
             try {
                 if (registered) {
@@ -162,6 +165,11 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             return;
         }
         lastFire = fire;
+        if (context.outages().inOutage()) {
+            // Known to be away: no worker waits on it, so local jobs keep their workers.
+            context.stats().skipped(SkipReason.DATABASE_DOWN);
+            return;
+        }
         runFire(fire);
     }
 
@@ -304,7 +312,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             runTask(fire);
         } finally {
             try {
-                store.releaseLease(name);
+                if (!store.releaseLease(name)) {
+                    leaseLostDuringRun();
+                }
             } catch (DataAccessException ex) {
                 context.outages().failed("release of job " + name, ex);
             }
@@ -343,6 +353,17 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             JobStore.JobRow row = context.store().read(name);
             fenced = row != null && row.fenced(); // another instance may have lifted it
         }
+    }
+
+    /**
+     * Logs a run that ended after its run lease was taken over (this instance was paused or cut off
+     * for longer than the lease, or ran past the maximum run time): its end changed nothing.
+     */
+    protected final void leaseLostDuringRun() {
+        logger.warn("Run of clustered job " + name + " on " + context.store().instanceName()
+                + " ended after its run lease was taken over (a pause or an outage longer than the lease, or a run"
+                + " past " + context.maxRunTime() + "); another instance may have run the job meanwhile, and this"
+                + " late end was refused: it does not move the job's schedule");
     }
 
     /** Returns the nominal fire (database time) of the clustered run under way on this thread, or null. */

@@ -39,7 +39,9 @@ import org.springframework.scheduling.config.TriggerTask;
  * replaces each clustered cron, fixed-rate and fixed-delay task by a {@link ClusteredJob}, and logs
  * one INFO line listing the clustered jobs and the local ones. It runs last among configurers, so
  * that it wraps whatever scheduler they chose. Each poll of the {@link ClusterHeartbeat} prunes
- * fire records older than twice the horizon.
+ * fire records older than twice the horizon, and thereby ends a known outage: while one is known
+ * (a database call of a job failed, and no poll succeeded since), fires are skipped without
+ * touching the database.
  */
 public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAware, Ordered {
 
@@ -71,7 +73,15 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         JobStore store = new JobStore(database, instance);
         this.context = new ClusteredJob.Context(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon);
         Duration keep = fireHorizon.multipliedBy(2);
-        heartbeat.addPollAction(() -> store.pruneFires(keep));
+        heartbeat.addPollAction(() -> {
+            store.pruneFires(keep);
+            // While an outage is known, fires skip the database: this poll is what finds it back.
+            outages.succeeded();
+        });
+        heartbeat.addHoldings(() -> {
+            List<String> held = store.heldLeases();
+            return held.isEmpty() ? "" : "the run lease of job(s) " + held;
+        });
     }
 
     /** Sets the zone of cron expressions declared without one; default the JVM's. */

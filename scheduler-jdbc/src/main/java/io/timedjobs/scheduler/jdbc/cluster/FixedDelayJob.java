@@ -20,7 +20,9 @@ import org.springframework.dao.DataAccessException;
  *       the database's clock, and no live run holds the lease. It clears the next fire and takes
  *       the lease. One instance succeeds; the fire is also recorded, as for the other kinds.
  *   <li>While the next fire is cleared, the others poll the row every poll interval.
- *   <li>Completion writes next fire = the database's time + delay and frees the lease.
+ *   <li>Completion writes next fire = the database's time + delay and frees the lease, only while
+ *       this instance still holds the lease of the run: the late completion of a run taken over
+ *       (its instance was frozen or cut off past the lease) changes nothing and is logged.
  *   <li>A holder that dies (no heartbeat for the lease time) or runs past the maximum run time:
  *       the first instance to notice ends its run as if completed then. Its fire is not run again;
  *       the next one comes a delay later.
@@ -58,6 +60,9 @@ final class FixedDelayJob extends ClusteredJob {
 
     @Override
     protected @Nullable Instant nextFire() {
+        if (context.outages().inOutage()) {
+            return null; // look again a poll later, once the heartbeat found the database back
+        }
         JobStore store = context.store();
         try {
             JobStore.JobRow row = store.read(name);
@@ -126,7 +131,9 @@ final class FixedDelayJob extends ClusteredJob {
             runTask(fire);
         } finally {
             try {
-                store.completeDelayedFire(name, key(), delay);
+                if (!store.completeDelayedFire(name, key(), delay)) {
+                    leaseLostDuringRun();
+                }
             } catch (DataAccessException ex) {
                 context.outages().failed("completion of job " + name, ex);
             }

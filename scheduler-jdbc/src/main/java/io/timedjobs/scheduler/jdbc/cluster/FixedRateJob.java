@@ -14,8 +14,12 @@ import org.jspecify.annotations.Nullable;
  * plus the initial delay, on the database's clock); every later instance reads it. An instance
  * that starts, stops or restarts therefore never shifts the grid, and needs no write per fire to
  * agree on it: the fire record alone decides who runs each grid point. After a fire, the next is
- * the following grid point, so a late run catches up as the engine's fixed rate does, unless that
- * point is half a horizon old: then it moves on to the next point not in the past.
+ * the following grid point. When that point has passed already (a run longer than the period, a
+ * thread held up), only the latest point reached is tried, late, and the ones before it are not:
+ * a clustered job never catches up in a burst. While the database is known to be away, the next
+ * is the first point not in the past, and the points passed over are counted as skipped for it
+ * ({@code DATABASE_DOWN}): fires that fall in an outage never run late after it. A point half a
+ * horizon old is never tried either.
  *
  * <p>An instance's first fire is the latest grid point already reached, if it is less than half a
  * horizon old, and otherwise the next one. So the first instance runs the anchor itself, which is
@@ -63,8 +67,18 @@ final class FixedRateJob extends ClusteredJob {
         Instant last = lastFire;
         if (last != null) {
             Instant next = last.plus(period);
-            if (next.isAfter(oldest)) {
+            if (!next.isBefore(now)) {
                 return next;
+            }
+            if (context.outages().inOutage()) {
+                Instant first = firstGridPointNotBefore(grid, period, now);
+                long passed = Duration.between(next, first).toNanos() / period.toNanos();
+                context.stats().skipped(ClusterJobStats.SkipReason.DATABASE_DOWN, passed);
+                return first;
+            }
+            Instant reached = lastGridPointNotAfter(grid, period, now);
+            if (reached != null && reached.isAfter(oldest)) {
+                return reached;
             }
             return firstGridPointNotBefore(grid, period, now);
         }

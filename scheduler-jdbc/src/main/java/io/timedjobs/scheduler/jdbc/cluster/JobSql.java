@@ -222,13 +222,17 @@ final class JobSql {
     }
 
     /**
-     * Ends an instance's fixed-delay run: the next fire is the database's time plus the delay, unless
-     * the row holds another definition by now (its own next fire stands then). Binds: definition key,
-     * delay millis, job, instance.
+     * Ends an instance's fixed-delay run: the next fire is the database's time plus the delay. Only
+     * while the run is still this instance's (it holds the lease and the next fire is still cleared
+     * by its claim): a run taken over, ended as expired by another instance, or followed by another
+     * run is left alone. A run of a definition the row no longer holds releases the lease and leaves
+     * the next fire that definition's takeover set. Binds: definition key, delay millis, job,
+     * instance, definition key.
      */
     String completeDelayedFire() {
         return "UPDATE " + jobs + " SET next_fire_at = CASE WHEN definition_key = ? THEN " + nowPlus
-                + " ELSE next_fire_at END, lease_owner = NULL, lease_until = NULL WHERE job_name = ? AND lease_owner = ?";
+                + " ELSE next_fire_at END, lease_owner = NULL, lease_until = NULL WHERE job_name = ?"
+                + " AND lease_owner = ? AND (next_fire_at IS NULL OR definition_key <> ?)";
     }
 
     /**

@@ -6,7 +6,9 @@ import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -53,6 +55,9 @@ public final class JobStore {
     private final JdbcDialect dialect;
     private final ClusterInstance instance;
     private final JobSql sql;
+
+    /** Jobs whose run lease this instance holds, as far as it knows; see {@link #heldLeases()}. */
+    private final Set<String> held = ConcurrentHashMap.newKeySet();
 
     /** Creates the store of the jobs and fires tables, acting as {@code instance}. */
     public JobStore(ClusterDatabase database, ClusterInstance instance) {
@@ -254,6 +259,7 @@ public final class JobStore {
     Lease acquireLease(String job, Duration maxRunTime) {
         int free = jdbc.update(sql.takeFreeLease(), instance.name(), maxRunTime.toMillis(), job, instance.name());
         if (free == 1) {
+            held.add(job);
             return Lease.TAKEN;
         }
         int expired = jdbc.update(
@@ -262,12 +268,28 @@ public final class JobStore {
                 maxRunTime.toMillis(),
                 job,
                 instance.deadAfterMillisParameter());
-        return expired == 1 ? Lease.TAKEN_OVER : Lease.BUSY;
+        if (expired == 1) {
+            held.add(job);
+            return Lease.TAKEN_OVER;
+        }
+        return Lease.BUSY;
     }
 
-    /** Releases the job's run lease if this instance still holds it. */
-    void releaseLease(String job) {
-        jdbc.update(sql.releaseLease(), job, instance.name());
+    /**
+     * Releases the job's run lease if this instance still holds it; returns false if it no longer
+     * did (taken over while this instance was paused, cut off, or ran past the maximum run time).
+     */
+    boolean releaseLease(String job) {
+        held.remove(job);
+        return jdbc.update(sql.releaseLease(), job, instance.name()) == 1;
+    }
+
+    /**
+     * Returns the jobs whose run lease this instance took and has not released yet: what another
+     * instance may take over if this one falls silent for longer than the lease.
+     */
+    public List<String> heldLeases() {
+        return held.stream().sorted().toList();
     }
 
     /**
@@ -279,7 +301,7 @@ public final class JobStore {
      */
     boolean claimDelayedFire(
             String job, String definitionKey, Instant nextFireAt, Duration early, Duration maxRunTime) {
-        return jdbc.update(
+        boolean claimed = jdbc.update(
                         sql.claimDelayedFire(),
                         instance.name(),
                         maxRunTime.toMillis(),
@@ -290,14 +312,23 @@ public final class JobStore {
                         instance.name(),
                         instance.deadAfterMillisParameter())
                 == 1;
+        if (claimed) {
+            held.add(job);
+        }
+        return claimed;
     }
 
     /**
-     * Ends this instance's fixed-delay run: the next fire is the database's time plus the delay,
-     * unless the job's definition changed meanwhile; the lease is released either way.
+     * Ends this instance's fixed-delay run: the next fire is the database's time plus the delay.
+     * Returns false, changing nothing, when the run is no longer this instance's (see {@link
+     * JobSql#completeDelayedFire()}). When the job's definition changed meanwhile, the lease is
+     * released and the next fire the new definition set stands.
      */
-    void completeDelayedFire(String job, String definitionKey, Duration delay) {
-        jdbc.update(sql.completeDelayedFire(), definitionKey, delay.toMillis(), job, instance.name());
+    boolean completeDelayedFire(String job, String definitionKey, Duration delay) {
+        held.remove(job);
+        return jdbc.update(
+                        sql.completeDelayedFire(), definitionKey, delay.toMillis(), job, instance.name(), definitionKey)
+                == 1;
     }
 
     /**

@@ -1,12 +1,16 @@
 package io.timedjobs.scheduler.jdbc.database;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
@@ -16,11 +20,20 @@ import org.springframework.context.SmartLifecycle;
  * interval, it measures the {@link DatabaseClock}, renews the {@link ClusterInstance}'s heartbeat,
  * then runs the poll actions others added.
  *
+ * <p>It notices when this instance fell silent for longer than its lease: the process was paused
+ * (SIGSTOP, a long garbage collection, a frozen virtual machine) or its database calls failed that
+ * long. The others may then have taken over what it held. The first poll after such a silence
+ * (before any database call, so at once on waking) logs one WARN naming what it held, as the
+ * {@linkplain #addHoldings holdings} describe it; its late effects are refused by the database's
+ * fences, each logged where it happens.
+ *
  * <p>It starts in a phase before the schedulers' (so that the instance is registered and the
  * clock measured before the first fire) and stops after them. A database that is down at start-up
  * does not stop the application: failures go to the {@link OutageLog} and each poll tries again.
  */
 public final class ClusterHeartbeat implements SmartLifecycle {
+
+    private static final Log logger = LogFactory.getLog(ClusterHeartbeat.class);
 
     /** Phase: before the schedulers' ({@code Integer.MAX_VALUE / 2}) on start, after them on stop. */
     public static final int PHASE = Integer.MAX_VALUE / 2 - 1024;
@@ -30,6 +43,16 @@ public final class ClusterHeartbeat implements SmartLifecycle {
     private final OutageLog outages;
     private final Duration pollInterval;
     private final List<Runnable> pollActions = new CopyOnWriteArrayList<>();
+    private final List<Supplier<String>> holdings = new CopyOnWriteArrayList<>();
+
+    /** System.nanoTime() at which the last successful heartbeat was sent; poll thread only. */
+    private long lastBeatNanos;
+
+    /** Whether a beat succeeded yet; poll thread only. */
+    private boolean beaten;
+
+    /** Whether the current silence was reported already; poll thread only. */
+    private boolean silenceReported;
 
     /** The poll thread while running; guarded by this. */
     private @Nullable ScheduledExecutorService executor;
@@ -50,6 +73,15 @@ public final class ClusterHeartbeat implements SmartLifecycle {
      */
     public void addPollAction(Runnable action) {
         pollActions.add(Objects.requireNonNull(action, "action"));
+    }
+
+    /**
+     * Adds a description of what this instance holds that others take over once it is silent for
+     * longer than the lease (for example "the run lease of job(s) [a]"), or "" for nothing: named in
+     * the warning of such a silence. Called on the poll thread; must not touch the database.
+     */
+    public void addHoldings(Supplier<String> description) {
+        holdings.add(Objects.requireNonNull(description, "description"));
     }
 
     /**
@@ -74,6 +106,8 @@ public final class ClusterHeartbeat implements SmartLifecycle {
 
     /** One poll: measure, beat, then the poll actions. Never throws. */
     void poll() {
+        long sent = System.nanoTime();
+        checkSilence(sent);
         try {
             clock.measure();
             if (registered) {
@@ -82,6 +116,9 @@ public final class ClusterHeartbeat implements SmartLifecycle {
                 instance.register();
                 registered = true;
             }
+            lastBeatNanos = sent;
+            beaten = true;
+            silenceReported = false;
             outages.succeeded();
         } catch (RuntimeException ex) {
             outages.failed("heartbeat of " + instance.name(), ex);
@@ -94,6 +131,34 @@ public final class ClusterHeartbeat implements SmartLifecycle {
                 outages.failed("poll", ex);
             }
         }
+    }
+
+    /** Warns once per silence when the last heartbeat that went through is older than the lease. */
+    private void checkSilence(long now) {
+        if (!beaten || silenceReported) {
+            return;
+        }
+        Duration silent = Duration.ofNanos(now - lastBeatNanos);
+        if (silent.compareTo(instance.lease()) <= 0) {
+            return;
+        }
+        silenceReported = true;
+        List<String> held = new ArrayList<>();
+        for (Supplier<String> description : holdings) {
+            try {
+                String text = description.get();
+                if (!text.isEmpty()) {
+                    held.add(text);
+                }
+            } catch (RuntimeException ex) {
+                held.add("(unknown: " + ex + ")");
+            }
+        }
+        logger.warn("Instance " + instance.name() + " had no heartbeat through for " + silent.toMillis() + " ms,"
+                + " longer than its lease (" + instance.lease() + "): the process was paused or the database out"
+                + " of reach. Other instances may have taken over what it held: "
+                + (held.isEmpty() ? "nothing was held" : String.join("; ", held))
+                + ". Late completions of what was taken over are refused by the database and logged.");
     }
 
     /** Stops polling and removes the instance's row (best effort: the database may be down). */

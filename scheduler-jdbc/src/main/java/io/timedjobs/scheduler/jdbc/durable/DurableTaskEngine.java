@@ -77,6 +77,7 @@ public final class DurableTaskEngine {
 
     DurableTaskEngine(
             DurableTaskStore store,
+            DurableTaskStore transactional,
             DurableTaskPoll poll,
             DurableTaskRunner runner,
             DurableTaskSettings settings,
@@ -88,7 +89,7 @@ public final class DurableTaskEngine {
             DatabaseClock databaseClock,
             OutageLog outages) {
         this.store = store;
-        this.tasks = new DurableTasks(store, handlers, codec, clock, new LocalClaims() {
+        this.tasks = new DurableTasks(transactional, handlers, codec, clock, new LocalClaims() {
             @Override
             public void scheduled(long id, Instant due) {
                 claimAfterCommit(id, due);
@@ -109,6 +110,18 @@ public final class DurableTaskEngine {
         this.poll = poll;
         this.runner = runner;
         heartbeat.addPollAction(this::poll);
+        heartbeat.addHoldings(this::holdings);
+    }
+
+    /** What a silence longer than the lease may hand over to other instances, for the heartbeat's warning. */
+    private String holdings() {
+        List<String> running = runner.running();
+        int waiting = queued.size();
+        if (running.isEmpty() && waiting == 0) {
+            return "";
+        }
+        return "the claims of durable task(s) running here " + running + " and of " + waiting
+                + " claimed task(s) waiting here (their starts are refused if taken over)";
     }
 
     private void failed(RuntimeException failure) {

@@ -100,7 +100,9 @@ public final class DurableTaskEngineBuilder {
     }
 
     public DurableTaskEngine build() {
-        DurableTaskStore store = new DurableTaskStore(database);
+        DurableTaskStore store = DurableTaskStore.forEngine(database);
+        // Joins the caller's transaction when scheduling, and a handler's completion transaction.
+        DurableTaskStore transactional = new DurableTaskStore(database);
         DatabaseClock timeSource = databaseClock;
         ClusterHeartbeat beat = heartbeat;
         boolean owned = beat == null;
@@ -122,8 +124,29 @@ public final class DurableTaskEngineBuilder {
         LeaseDeadline leases = new LeaseDeadline();
         DurableTaskPoll poll = new DurableTaskPoll(store, settings, registered.keySet(), owner, leases);
         DurableTaskRunner runner = new DurableTaskRunner(
-                store, registered, codec, observer, settings, owner, clock, transaction, leases, outages);
+                store,
+                transactional,
+                registered,
+                codec,
+                observer,
+                settings,
+                owner,
+                clock,
+                transaction,
+                leases,
+                outages);
         return new DurableTaskEngine(
-                store, poll, runner, settings, registered, codec, clock, beat, owned, timeSource, outages);
+                store,
+                transactional,
+                poll,
+                runner,
+                settings,
+                registered,
+                codec,
+                clock,
+                beat,
+                owned,
+                timeSource,
+                outages);
     }
 }

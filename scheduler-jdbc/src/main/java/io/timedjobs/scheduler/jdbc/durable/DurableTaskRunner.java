@@ -4,8 +4,11 @@ import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
@@ -22,7 +25,14 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>When the database cannot be reached at the start, the task runs all the same as long as this
  * instance's lease is still held (by the {@link LeaseDeadline} the poll keeps) (nobody else can take it over before the lease ends); its outcome
- * then waits in {@link #deferred} until the next poll writes it.
+ * then waits in {@link #deferred} until the next poll writes it. Each of those calls waits on the
+ * database at most the database timeout (see {@code ClusterDatabase#jdbc()}), on the engine's own
+ * workers, never on the workers of {@code @Scheduled} jobs.
+ *
+ * <p>An outcome refused by its fence after this instance's leases lapsed (a pause of the process or
+ * an outage longer than the lease, see {@link LeaseDeadline#lapses()}) means another instance may have
+ * taken the task over and run it again: that is logged at WARN. Other refusals (the task was
+ * cancelled or replaced meanwhile) stay at INFO.
  */
 final class DurableTaskRunner {
 
@@ -32,6 +42,7 @@ final class DurableTaskRunner {
     private static final Duration MAX_WAIT = Duration.ofMillis(50);
 
     private final DurableTaskStore store;
+    private final DurableTaskStore transactionalStore;
     private final Map<String, DurableTaskHandler<?>> handlers;
     private final PayloadCodec codec;
     private final DurableExecutionObserver observer;
@@ -42,6 +53,9 @@ final class DurableTaskRunner {
     private final LeaseDeadline leases;
     private final OutageLog outages;
 
+    /** Tasks whose handler runs now, for the warning of a lapsed lease; see {@link #running()}. */
+    private final Set<ClaimedTask> running = ConcurrentHashMap.newKeySet();
+
     /** Outcomes the database could not take when they happened, written at the next poll. */
     private final Queue<DeferredOutcome> deferred = new ConcurrentLinkedQueue<>();
 
@@ -51,6 +65,7 @@ final class DurableTaskRunner {
 
     DurableTaskRunner(
             DurableTaskStore store,
+            DurableTaskStore transactionalStore,
             Map<String, DurableTaskHandler<?>> handlers,
             PayloadCodec codec,
             DurableExecutionObserver observer,
@@ -61,6 +76,7 @@ final class DurableTaskRunner {
             LeaseDeadline leases,
             OutageLog outages) {
         this.store = store;
+        this.transactionalStore = transactionalStore;
         this.handlers = handlers;
         this.codec = codec;
         this.observer = observer;
@@ -89,12 +105,18 @@ final class DurableTaskRunner {
             store.release(claimed, owner);
             return false;
         }
+        long lapses = leases.lapses();
         if (!start(claimed)) {
             fenced.increment();
             return false;
         }
-        waitUntil(notBefore);
-        execute(handler, claimed);
+        running.add(claimed);
+        try {
+            waitUntil(notBefore);
+            execute(handler, claimed, lapses);
+        } finally {
+            running.remove(claimed);
+        }
         return true;
     }
 
@@ -126,7 +148,7 @@ final class DurableTaskRunner {
         }
     }
 
-    private <T> void execute(DurableTaskHandler<T> handler, ClaimedTask claimed) {
+    private <T> void execute(DurableTaskHandler<T> handler, ClaimedTask claimed, long lapsesAtStart) {
         int attempt = claimed.attempts() + 1;
         try {
             DurableTask<T> task = new DurableTask<>(
@@ -140,14 +162,14 @@ final class DurableTaskRunner {
             if (handler.runsInCompletionTransaction() && completionTransaction != null) {
                 completionTransaction.executeWithoutResult(status -> {
                     invoke(handler, task);
-                    if (!complete(claimed)) {
+                    if (!complete(claimed, transactionalStore, lapsesAtStart)) {
                         // refused: another instance owns the task now, so the handler's writes go too
                         status.setRollbackOnly();
                     }
                 });
             } else {
                 invoke(handler, task);
-                record(claimed, () -> complete(claimed));
+                record(claimed, () -> complete(claimed, store, lapsesAtStart));
             }
             completed.increment();
         } catch (RuntimeException | Error e) {
@@ -157,7 +179,7 @@ final class DurableTaskRunner {
                     "Durable task " + claimed.handler() + "/" + claimed.key() + " failed (attempt " + attempt + " of "
                             + settings.maxAttempts() + ")",
                     cause);
-            record(claimed, () -> fail(claimed, attempt, String.valueOf(cause)));
+            record(claimed, () -> fail(claimed, attempt, String.valueOf(cause), lapsesAtStart));
         }
     }
 
@@ -181,15 +203,15 @@ final class DurableTaskRunner {
         return codec.read(payload, type);
     }
 
-    private boolean complete(ClaimedTask claimed) {
+    private boolean complete(ClaimedTask claimed, DurableTaskStore via, long lapsesAtStart) {
         boolean accepted = claimed.schedule() == null
-                ? store.completeOnce(claimed)
-                : store.completeRecurring(claimed, nextFire(claimed), null);
-        refused(claimed, accepted, "completion");
+                ? via.completeOnce(claimed)
+                : via.completeRecurring(claimed, nextFire(claimed), null);
+        refused(claimed, accepted, "completed", lapsesAtStart);
         return accepted;
     }
 
-    private boolean fail(ClaimedTask claimed, int attempt, String error) {
+    private boolean fail(ClaimedTask claimed, int attempt, String error, long lapsesAtStart) {
         boolean terminal = attempt >= settings.maxAttempts();
         boolean accepted;
         if (claimed.schedule() != null && terminal) {
@@ -197,7 +219,7 @@ final class DurableTaskRunner {
         } else {
             accepted = store.fail(claimed, terminal, error, settings.backoff(attempt));
         }
-        refused(claimed, accepted, "failure");
+        refused(claimed, accepted, "failed", lapsesAtStart);
         return accepted;
     }
 
@@ -207,12 +229,28 @@ final class DurableTaskRunner {
         return DurableSchedule.parse(claimed.schedule()).next(claimed.fireAt(), after);
     }
 
-    private void refused(ClaimedTask claimed, boolean accepted, String what) {
-        if (!accepted) {
-            fenced.increment();
-            logger.info("The " + what + " of durable task " + claimed.handler() + "/" + claimed.key()
-                    + " was refused: it was cancelled, changed or taken over by another instance since it was claimed");
+    private void refused(ClaimedTask claimed, boolean accepted, String outcome, long lapsesAtStart) {
+        if (accepted) {
+            return;
         }
+        fenced.increment();
+        String task = "Durable task " + claimed.handler() + "/" + claimed.key() + " (id " + claimed.id() + ")";
+        if (leases.lapses() != lapsesAtStart || !leases.held()) {
+            logger.warn(task + " " + outcome + " after its claim was taken over; it may have run again elsewhere"
+                    + " (the leases of instance " + owner + " lapsed while it ran: a pause of the process or a"
+                    + " database out of reach for longer than the lease); its outcome here was refused");
+        } else {
+            logger.info("The outcome of " + task + " (" + outcome + ") was refused: it was cancelled, changed or"
+                    + " taken over by another instance since it was claimed");
+        }
+    }
+
+    /** Returns the tasks whose handler runs now, as handler/key: what a lapse of the leases may hand over. */
+    List<String> running() {
+        return running.stream()
+                .map(task -> task.handler() + "/" + task.key())
+                .sorted()
+                .toList();
     }
 
     /** Writes an outcome now, or keeps it for the next poll when the database cannot be reached. */

@@ -42,9 +42,22 @@ public final class DurableTaskStore {
     }
 
     DurableTaskStore(DataSource dataSource, JdbcDialect dialect, TableNames tables) {
-        this.jdbc = new JdbcTemplate(dataSource);
+        this(new JdbcTemplate(dataSource), dialect, tables);
+    }
+
+    private DurableTaskStore(JdbcTemplate jdbc, JdbcDialect dialect, TableNames tables) {
+        this.jdbc = jdbc;
         this.dialect = dialect;
         this.sql = new DurableTaskSql(dialect, tables);
+    }
+
+    /**
+     * Returns the store the engine's own threads use (poll, start, completion outside a handler's
+     * transaction): each of its waits on the database is bounded by the database timeout. Its
+     * statements never join the application's transactions.
+     */
+    static DurableTaskStore forEngine(ClusterDatabase database) {
+        return new DurableTaskStore(database.jdbc(), database.dialect(), database.tables());
     }
 
     /** Inserts or replaces a task; returns its id, which a replacement keeps. */
