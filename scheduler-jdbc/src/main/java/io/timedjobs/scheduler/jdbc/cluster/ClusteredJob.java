@@ -62,6 +62,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     /** Whether this instance must not run the job at all (its definition conflicts with the row's). */
     private volatile boolean disabled;
 
+    /** Why this instance refuses the job, once {@link #disabled}; null while it runs it. */
+    private volatile @Nullable String refusedReason;
+
     protected ClusteredJob(String name, Runnable task, Context context) {
         this.name = name;
         this.task = task;
@@ -141,6 +144,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     /** Stops this instance from running the job, logging why once. */
     protected final void disable(String reason) {
+        refusedReason = reason;
         disabled = true;
         logger.error("Clustered job " + name + " will not run on this instance: " + reason);
     }
@@ -161,14 +165,14 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
                 SkipReason reason =
                         tooOld ? SkipReason.HORIZON : store.isPaused(name) ? SkipReason.PAUSED : SkipReason.LOST;
                 context.outages().succeeded();
-                stats.skipped(reason);
+                stats.skipped(name, reason);
                 return;
             }
             JobStore.Lease lease = store.acquireLease(name, context.maxRunTime());
             stats.claimed(System.nanoTime() - start);
             context.outages().succeeded();
             if (lease == JobStore.Lease.BUSY) {
-                stats.skipped(SkipReason.RUNNING);
+                stats.skipped(name, SkipReason.RUNNING);
                 return;
             }
             if (lease == JobStore.Lease.TAKEN_OVER) {
@@ -176,10 +180,10 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             }
         } catch (DataAccessException ex) {
             context.outages().failed("claim of job " + name, ex);
-            stats.skipped(SkipReason.DATABASE_DOWN);
+            stats.skipped(name, SkipReason.DATABASE_DOWN);
             return;
         }
-        stats.won();
+        stats.won(name);
         try {
             runTask(fire);
         } finally {
@@ -211,6 +215,11 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         context.stats().leaseExpired();
         logger.warn("Run lease of clustered job " + name + " expired (its holder died or ran past "
                 + context.maxRunTime() + "); taken over by " + context.store().instanceName());
+    }
+
+    /** Returns why this instance refuses to run the job, or null while it runs it. */
+    public @Nullable String refusedReason() {
+        return refusedReason;
     }
 
     /** Returns the qualifier of the scheduler the job asked for, so that Spring's router keeps it there. */
