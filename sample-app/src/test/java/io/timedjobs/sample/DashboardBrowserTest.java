@@ -3,6 +3,8 @@ package io.timedjobs.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import io.timedjobs.scheduler.spring.TrackedJob;
 import java.nio.file.Files;
@@ -50,6 +52,18 @@ class DashboardBrowserTest {
     @Autowired
     private LeaderFollowerTaskScheduler scheduler;
 
+    @Autowired
+    private ClusteredJobs clusteredJobs;
+
+    @Autowired
+    private ClusterInstance instance;
+
+    /** A job row's cluster cells: fires in the cluster, the instance of the last fire, skips here. */
+    private static final Pattern CLUSTER_CELLS = Pattern.compile(
+            "<tr data-job=\"([^\"]+)\">.*?<td class=\"num cluster-col fires\">(\\d+)</td>"
+                    + "<td class=\"cluster-col ran-by\"[^>]*>([^<]*)</td><td class=\"cluster-col skipped\">([^<]*)</td>",
+            Pattern.DOTALL);
+
     private String url() {
         return "http://localhost:" + environment.getRequiredProperty("local.server.port") + "/timed-jobs";
     }
@@ -91,5 +105,36 @@ class DashboardBrowserTest {
         }
         assertThat(runs).as("job rows in the page:%n%s", dom).isNotEmpty();
         return runs;
+    }
+
+    /**
+     * The sample's jobs are clustered (it has a database): the page shows the cluster's columns, and
+     * for the heartbeat the fires recorded and this instance as the one that ran the last fire.
+     */
+    @Test
+    void shouldShowTheClusterColumnsOfClusteredJobs() throws Exception {
+        Chromium chromium = Chromium.find().orElse(null);
+        Assumptions.assumeTrue(
+                chromium != null,
+                "No Chromium on the PATH (Debian: apt-get install chromium): the browser test of /timed-jobs is skipped");
+        await().atMost(LONG)
+                .until(() -> clusteredJobs.stats().job("sampleJobs.heartbeat").won() >= 2);
+
+        String dom = chromium.dumpDom(url(), LONG);
+        assertThat(dom)
+                .contains("<table id=\"jobs-table\" class=\"\">")
+                .contains(">fires in cluster</th>")
+                .contains(">last fire ran on</th>")
+                .contains(">skipped here</th>");
+        Map<String, String[]> cells = new LinkedHashMap<>();
+        Matcher matcher = CLUSTER_CELLS.matcher(dom);
+        while (matcher.find()) {
+            cells.put(matcher.group(1), new String[] {matcher.group(2), matcher.group(3), matcher.group(4)});
+        }
+        assertThat(cells).as("cluster cells in the page:%n%s", dom).containsKey("sampleJobs.heartbeat");
+        String[] heartbeat = cells.get("sampleJobs.heartbeat");
+        assertThat(Long.parseLong(heartbeat[0])).isGreaterThanOrEqualTo(2);
+        assertThat(heartbeat[1]).isEqualTo(instance.name() + " (this one)");
+        assertThat(heartbeat[2]).isNotBlank();
     }
 }

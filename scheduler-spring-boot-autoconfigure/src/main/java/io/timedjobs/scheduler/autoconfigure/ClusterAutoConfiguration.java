@@ -10,6 +10,8 @@ import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskStore;
+import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import java.time.Clock;
@@ -174,6 +176,25 @@ public class ClusterAutoConfiguration {
             return beanFactory.containsBean(name) && beanFactory.isTypeMatch(name, LeaderFollowerTaskScheduler.class);
         });
         return jobs;
+    }
+
+    /**
+     * The cluster's part of the {@code timedJobs} health component: database reachable, jobs this
+     * instance refuses, failed durable tasks; see {@link ClusterHealth}.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ClusterHealth timedJobsClusterHealth(
+            ClusteredJobs jobs,
+            ClusterHeartbeat heartbeat,
+            ClusterDatabase database,
+            ObjectProvider<DurableTasks> durableTasks) {
+        DurableTaskStore tasks = new DurableTaskStore(database);
+        return new ClusterHealth(
+                jobs::refusedJobs,
+                heartbeat.outages(),
+                () -> durableTasks.getIfAvailable() == null ? null : tasks.countsByState(),
+                System::nanoTime);
     }
 
     /** Publishes the {@code scheduler.cluster.*} meters when Micrometer is there; see {@link ClusterMetrics}. */

@@ -43,8 +43,8 @@ public class ClusterProperties {
     private Duration lease = Duration.ofSeconds(30);
 
     /**
-     * Zone of cron jobs declared without one, shared by all instances and recorded with each
-     * job. Defaults to the JVM's zone.
+     * Zone of cron jobs declared without one, part of each such job's definition: a deploy that
+     * changes it switches the job to the new zone. Defaults to the JVM's zone.
      */
     private @Nullable ZoneId timeZone;
 

@@ -42,13 +42,14 @@ public class SchedulerHealthAutoConfiguration {
         SchedulerHealthIndicatorFactoryBean<?> timedJobsHealthIndicator(
                 @Qualifier(SchedulerAutoConfiguration.TASK_SCHEDULER_BEAN_NAME)
                         ObjectProvider<LeaderFollowerTaskScheduler> taskScheduler,
-                SchedulerProperties properties) {
+                SchedulerProperties properties,
+                ObjectProvider<SchedulerHealth.ClusterPart> cluster) {
             HealthApi api = HealthApi.find(SchedulerHealthAutoConfiguration.class.getClassLoader());
             if (api == null) {
                 throw new IllegalStateException("Spring Boot's health types are not on the class path");
             }
             return new SchedulerHealthIndicatorFactoryBean<>(
-                    api, taskScheduler, properties.getHealth().getLatenessThreshold());
+                    api, taskScheduler, properties.getHealth().getLatenessThreshold(), cluster);
         }
     }
 

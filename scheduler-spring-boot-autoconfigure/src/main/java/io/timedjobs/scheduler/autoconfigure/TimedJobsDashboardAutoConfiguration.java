@@ -5,6 +5,7 @@ import io.timedjobs.scheduler.dashboard.DashboardRoutes;
 import io.timedjobs.scheduler.dashboard.JdbcClusterReport;
 import io.timedjobs.scheduler.dashboard.TimedJobsEndpoint;
 import io.timedjobs.scheduler.dashboard.TimedJobsReport;
+import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
@@ -56,8 +57,12 @@ public class TimedJobsDashboardAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         ClusterReport timedJobsClusterReport(
-                ClusterDatabase database, ClusterInstance instance, ObjectProvider<DurableTasks> durableTasks) {
-            return new JdbcClusterReport(database, instance, durableTasks.getIfAvailable());
+                ClusterDatabase database,
+                ClusterInstance instance,
+                ObjectProvider<DurableTasks> durableTasks,
+                ObjectProvider<ClusteredJobs> clusteredJobs) {
+            return new JdbcClusterReport(
+                    database, instance, durableTasks.getIfAvailable(), clusteredJobs.getIfUnique());
         }
 
         @Configuration(proxyBeanMethods = false)

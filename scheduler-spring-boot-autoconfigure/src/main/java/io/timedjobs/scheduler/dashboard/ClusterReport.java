@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.dashboard;
 
+import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
 import java.util.Map;
 import java.util.Set;
@@ -33,4 +34,13 @@ public interface ClusterReport {
 
     /** Removes a durable task in any state. */
     ActionResult cancel(String handler, String key);
+
+    /**
+     * Returns each clustered job of this instance with what the cluster did with its fires, by job
+     * name, in two grouped queries whatever the number of jobs; empty when this report does not know
+     * the clustered jobs.
+     */
+    default Map<String, ClusterJobView> clusteredJobs() {
+        return Map.of();
+    }
 }

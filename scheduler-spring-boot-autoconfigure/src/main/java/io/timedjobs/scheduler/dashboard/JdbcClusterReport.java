@@ -1,10 +1,15 @@
 package io.timedjobs.scheduler.dashboard;
 
+import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.DurableView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.FailedTaskView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.InstanceView;
+import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats;
+import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.JobCounts;
+import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.cluster.JobStore;
+import io.timedjobs.scheduler.jdbc.cluster.JobStore.FireSummary;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance.Registration;
@@ -16,6 +21,7 @@ import io.timedjobs.scheduler.jdbc.durable.DurableTaskStore;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -26,7 +32,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thread-safe: instances and durable tasks as the tables of {@code scheduler-jdbc} hold them, read
  * and changed through the stores of those tables. Each view costs three short queries: instances,
- * counts by state, and the first failed tasks.
+ * counts by state, and the first failed tasks; the clustered jobs' part one more, grouped by job.
  */
 public final class JdbcClusterReport implements ClusterReport {
 
@@ -34,6 +40,7 @@ public final class JdbcClusterReport implements ClusterReport {
     private final JobStore jobs;
     private final DurableTaskStore taskTable;
     private final @Nullable DurableTasks durableTasks;
+    private final @Nullable ClusteredJobs clusteredJobs;
 
     /**
      * @param database the tables
@@ -41,7 +48,23 @@ public final class JdbcClusterReport implements ClusterReport {
      * @param durableTasks durable tasks; null when they are off
      */
     public JdbcClusterReport(ClusterDatabase database, ClusterInstance instance, @Nullable DurableTasks durableTasks) {
+        this(database, instance, durableTasks, null);
+    }
+
+    /**
+     * @param database the tables
+     * @param instance this instance
+     * @param durableTasks durable tasks; null when they are off
+     * @param clusteredJobs the clustered jobs of this instance, for {@link #clusteredJobs()}; null
+     *     when they are off
+     */
+    public JdbcClusterReport(
+            ClusterDatabase database,
+            ClusterInstance instance,
+            @Nullable DurableTasks durableTasks,
+            @Nullable ClusteredJobs clusteredJobs) {
         Objects.requireNonNull(database, "database");
+        this.clusteredJobs = clusteredJobs;
         this.instance = Objects.requireNonNull(instance, "instance");
         this.jobs = new JobStore(database, instance);
         this.taskTable = new DurableTaskStore(database);
@@ -82,6 +105,34 @@ public final class JdbcClusterReport implements ClusterReport {
     @Override
     public Set<String> pausedJobs() {
         return jobs.pausedJobs();
+    }
+
+    @Override
+    public Map<String, ClusterJobView> clusteredJobs() {
+        ClusteredJobs known = clusteredJobs;
+        if (known == null) {
+            return Map.of();
+        }
+        Map<String, FireSummary> fires = jobs.fireSummaries();
+        Map<String, String> refused = known.refusedJobs();
+        ClusterJobStats stats = known.stats();
+        Map<String, ClusterJobView> views = new LinkedHashMap<>();
+        for (String job : known.jobNames()) {
+            FireSummary summary = fires.get(job);
+            JobCounts counts = stats.job(job);
+            Map<String, Long> skipped = new LinkedHashMap<>();
+            counts.skipped().forEach((reason, count) -> skipped.put(reason.name(), count));
+            views.put(
+                    job,
+                    new ClusterJobView(
+                            summary == null ? 0 : summary.fires(),
+                            counts.won(),
+                            skipped,
+                            summary == null ? null : summary.lastFireAt().toString(),
+                            summary == null ? null : summary.lastInstance(),
+                            refused.get(job)));
+        }
+        return views;
     }
 
     private static String time(@Nullable Instant time) {

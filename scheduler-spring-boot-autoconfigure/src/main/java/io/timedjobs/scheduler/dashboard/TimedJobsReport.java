@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.dashboard;
 
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
+import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.JobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.LatenessView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.SchedulerView;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -57,16 +59,16 @@ public final class TimedJobsReport {
     public TimedJobsView view() {
         ClusterReport clusterReport = cluster;
         List<TrackedJob> tracked = scheduler.getJobRegistry().jobs();
-        Set<String> pausedEverywhere =
-                clusterReport != null && tracked.stream().anyMatch(TrackedJob::isSharedByInstances)
-                        ? clusterReport.pausedJobs()
-                        : Set.of();
+        boolean anyClustered = clusterReport != null && tracked.stream().anyMatch(TrackedJob::isSharedByInstances);
+        Set<String> pausedEverywhere = anyClustered ? clusterReport.pausedJobs() : Set.of();
+        // Read here, when the view is asked for, never on a timer: one grouped query for all jobs.
+        Map<String, ClusterJobView> clustered = anyClustered ? clusterReport.clusteredJobs() : Map.of();
         List<JobView> jobs = new ArrayList<>();
         for (TrackedJob job : tracked) {
             JobSnapshot snapshot = job.snapshot();
             boolean paused =
                     snapshot.paused() || (snapshot.sharedByInstances() && pausedEverywhere.contains(snapshot.name()));
-            jobs.add(job(snapshot, paused));
+            jobs.add(job(snapshot, paused, snapshot.sharedByInstances() ? clustered.get(snapshot.name()) : null));
         }
         return new TimedJobsView(schedulerView(), jobs, clusterReport == null ? null : clusterReport.view());
     }
@@ -89,7 +91,11 @@ public final class TimedJobsReport {
                 engine.getFailedTaskCount());
     }
 
-    private static JobView job(JobSnapshot job, boolean paused) {
+    /**
+     * @param cluster what the cluster did with the job's fires; null for a job that is not clustered
+     *     or unknown to the cluster report
+     */
+    private static JobView job(JobSnapshot job, boolean paused, @Nullable ClusterJobView cluster) {
         List<Double> recent = new ArrayList<>(job.recentLatenessNanos().length);
         for (long nanos : job.recentLatenessNanos()) {
             recent.add(millis(nanos));
@@ -100,7 +106,8 @@ public final class TimedJobsReport {
                 job.schedule(),
                 job.sharedByInstances(),
                 paused,
-                iso(job.nextRun()),
+                // A job refused here only wakes up to look at the cluster again: it has no next run here.
+                cluster != null && cluster.refused() != null ? null : iso(job.nextRun()),
                 iso(job.lastRun()),
                 outcome == null ? null : outcome == Outcome.SUCCEEDED ? "SUCCESS" : "ERROR",
                 job.runs() == 0 ? null : millis(job.lastDurationNanos()),
@@ -109,8 +116,10 @@ public final class TimedJobsReport {
                         millis(job.p99LatenessNanos()),
                         millis(job.maxLatenessNanos()),
                         recent),
-                job.runs(),
-                job.failures());
+                // A clustered job's scheduler runs it for every fire it tries; only those it won ran.
+                cluster == null ? job.runs() : cluster.runsHere(),
+                job.failures(),
+                cluster);
     }
 
     /** Runs a job once now, beside its schedule. */

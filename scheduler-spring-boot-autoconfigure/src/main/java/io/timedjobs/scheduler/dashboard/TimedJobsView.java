@@ -54,8 +54,11 @@ public record TimedJobsView(
      * @param lastOutcome {@code SUCCESS} or {@code ERROR}, as Spring names task outcomes
      * @param lastDurationMillis how long its last run took
      * @param lateness lateness of its recent runs
-     * @param runs runs here so far
+     * @param runs runs here so far; for a clustered job, the fires this instance won and ran (not
+     *     those it tried and another instance ran)
      * @param failures runs that threw
+     * @param cluster what the cluster did with a clustered job's fires; null for other jobs and
+     *     without {@code scheduler-jdbc}
      */
     public record JobView(
             String name,
@@ -68,7 +71,31 @@ public record TimedJobsView(
             @Nullable Double lastDurationMillis,
             LatenessView lateness,
             long runs,
-            long failures) {}
+            long failures,
+            @Nullable ClusterJobView cluster) {}
+
+    /**
+     * A clustered job's fires across the instances sharing the database. Read from the fires table
+     * when the view is asked for, which keeps each fire for twice {@code
+     * timed-jobs.cluster.fire-horizon}: older fires are counted by no one.
+     *
+     * @param fires fires recorded by any instance, as far back as the fires table keeps them
+     * @param runsHere fires this instance won and ran since it started
+     * @param skippedHere fires this instance tried and did not run since it started, by reason
+     *     ({@code LOST}: another instance ran it; {@code PAUSED}, {@code RUNNING}, {@code HORIZON},
+     *     {@code DATABASE_DOWN}), every reason listed
+     * @param lastFireAt the latest recorded fire's nominal instant; null if none is kept
+     * @param lastFireBy the instance that ran that fire; null if none is kept
+     * @param refused why this instance refuses to run the job (it never runs here); null while it
+     *     takes part
+     */
+    public record ClusterJobView(
+            long fires,
+            long runsHere,
+            Map<String, Long> skippedHere,
+            @Nullable String lastFireAt,
+            @Nullable String lastFireBy,
+            @Nullable String refused) {}
 
     /**
      * Lateness (start time minus due time) of a job's most recent runs.

@@ -6,15 +6,22 @@ import static org.awaitility.Awaitility.await;
 import io.timedjobs.scheduler.dashboard.ActionResult;
 import io.timedjobs.scheduler.dashboard.TimedJobsEndpoint;
 import io.timedjobs.scheduler.dashboard.TimedJobsView;
+import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.JobView;
+import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
+import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.durable.DurableTask;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskHandler;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskState;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -22,6 +29,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
@@ -183,6 +191,184 @@ class TimedJobsClusterReportTest {
             ActionResult cancel = endpoint.cancel("mail", "later");
             assertThat(cancel.done()).isTrue();
             assertThat(tasks.find("mail", "later")).isEmpty();
+        });
+    }
+
+    /** Name of the clustered job of {@link Ticking}. */
+    private static final String TICK = "ticker.tick";
+
+    static class Ticker {
+        @Scheduled(fixedRate = 200)
+        void tick() {}
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableScheduling
+    static class Ticking {
+        @Bean
+        Ticker ticker() {
+            return new Ticker();
+        }
+    }
+
+    /** One instance of an application with a job firing every 200 ms, on a database it shares. */
+    private static ApplicationContextRunner instance(DataSource database, String name) {
+        return new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        SchedulerAutoConfiguration.class,
+                        ClusterAutoConfiguration.class,
+                        TimedJobsDashboardAutoConfiguration.class))
+                .withUserConfiguration(Ticking.class)
+                // Shared by both instances: closed by neither.
+                .withBean(DataSource.class, () -> new DelegatingDataSource(database))
+                .withPropertyValues(
+                        "timed-jobs.jdbc.initialize-schema=always",
+                        "timed-jobs.cluster.instance-name=" + name,
+                        "timed-jobs.cluster.poll-interval=100ms",
+                        "timed-jobs.cluster.lease=2s",
+                        "timed-jobs.shutdown.execute-existing-delayed-tasks=false");
+    }
+
+    private static long won(ClusteredJobs jobs) {
+        return jobs.stats().job(TICK).won();
+    }
+
+    private static long lost(ClusteredJobs jobs) {
+        return jobs.stats().job(TICK).skipped().get(SkipReason.LOST);
+    }
+
+    private static ClusterJobView clusterView(TimedJobsView view) {
+        JobView job = view.jobs().stream()
+                .filter(j -> j.name().equals(TICK))
+                .findFirst()
+                .orElseThrow();
+        assertThat(job.cluster()).as("cluster part of %s", job).isNotNull();
+        // The runs column counts only the fires this instance won, not those it tried.
+        assertThat(job.runs()).isEqualTo(job.cluster().runsHere());
+        return job.cluster();
+    }
+
+    /**
+     * Two instances on one PostgreSQL: A alone, then both (each fire tried by both, won by one),
+     * then B alone. Each endpoint shows the fires table's count, the runs its instance won (which
+     * add up to that count, and match the table's rows by instance), the fires it lost, and that B
+     * ran the last fire.
+     */
+    @Test
+    void shouldShowFiresRunsAndLastRunnerAcrossTwoInstances() {
+        DataSource database = TestDatabases.newPostgres();
+        instance(database, "app-a").run(a -> {
+            ClusteredJobs jobsA = a.getBean(ClusteredJobs.class);
+            await().atMost(TestDelays.LONG).until(() -> won(jobsA) >= 2);
+            instance(database, "app-b").run(b -> {
+                ClusteredJobs jobsB = b.getBean(ClusteredJobs.class);
+                // Both try every fire now, so each fire is lost by one of them.
+                await().atMost(TestDelays.LONG).until(() -> lost(jobsA) + lost(jobsB) >= 2);
+                a.stop();
+                long wonByB = won(jobsB);
+                await().atMost(TestDelays.LONG).until(() -> won(jobsB) >= wonByB + 2);
+                b.stop();
+
+                ClusterDatabase tables = a.getBean(ClusterDatabase.class);
+                String fires = tables.tables().fires();
+                long recorded = tables.jdbc()
+                        .queryForObject("SELECT COUNT(*) FROM " + fires + " WHERE job_name = ?", Long.class, TICK);
+                Map<String, Long> byInstance = new HashMap<>();
+                tables.jdbc()
+                        .query(
+                                "SELECT instance_name, COUNT(*) AS n FROM " + fires
+                                        + " WHERE job_name = ? GROUP BY instance_name",
+                                rs -> {
+                                    byInstance.put(rs.getString("instance_name"), rs.getLong("n"));
+                                },
+                                TICK);
+                String lastBy = tables.jdbc()
+                        .queryForObject(
+                                "SELECT instance_name FROM " + fires
+                                        + " WHERE job_name = ? ORDER BY fire_at DESC LIMIT 1",
+                                String.class,
+                                TICK);
+
+                ClusterJobView seenByA =
+                        clusterView(a.getBean(TimedJobsEndpoint.class).timedJobs());
+                ClusterJobView seenByB =
+                        clusterView(b.getBean(TimedJobsEndpoint.class).timedJobs());
+
+                assertThat(seenByA.fires()).isEqualTo(recorded);
+                assertThat(seenByB.fires()).isEqualTo(recorded);
+                assertThat(seenByA.runsHere()).isPositive().isEqualTo(byInstance.get("app-a"));
+                assertThat(seenByB.runsHere()).isPositive().isEqualTo(byInstance.get("app-b"));
+                assertThat(seenByA.runsHere() + seenByB.runsHere()).isEqualTo(recorded);
+                assertThat(seenByA.skippedHere().get("LOST")
+                                + seenByB.skippedHere().get("LOST"))
+                        .isGreaterThanOrEqualTo(2);
+                assertThat(seenByA.skippedHere()).containsKeys("LOST", "PAUSED", "RUNNING", "HORIZON", "DATABASE_DOWN");
+                assertThat(lastBy).isEqualTo("app-b");
+                assertThat(seenByA.lastFireBy()).isEqualTo("app-b");
+                assertThat(seenByB.lastFireBy()).isEqualTo("app-b");
+                assertThat(seenByA.lastFireAt()).isNotNull().isEqualTo(seenByB.lastFireAt());
+                assertThat(Instant.parse(seenByA.lastFireAt())).isBefore(Instant.now());
+                assertThat(seenByA.refused()).isNull();
+            });
+        });
+    }
+
+    static class ZonedReport {
+        @Scheduled(cron = "0 0 6 * * *")
+        void send() {}
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableScheduling
+    static class Zoned {
+        @Bean
+        ZonedReport zonedReport() {
+            return new ZonedReport();
+        }
+    }
+
+    /**
+     * A cron job whose current definition (Asia/Tokyo) came after this instance's (UTC) is refused
+     * here while an instance of it lives: the endpoint gives the reason instead of a next run.
+     */
+    @Test
+    void shouldShowWhyAJobIsRefusedHere() {
+        DataSource database = ClusterAutoConfigurationTest.h2();
+        ApplicationContextRunner zoned = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        SchedulerAutoConfiguration.class,
+                        ClusterAutoConfiguration.class,
+                        TimedJobsDashboardAutoConfiguration.class))
+                .withUserConfiguration(Zoned.class)
+                .withBean(DataSource.class, () -> database)
+                .withPropertyValues(
+                        "timed-jobs.cluster.poll-interval=100ms",
+                        "timed-jobs.shutdown.execute-existing-delayed-tasks=false");
+        ApplicationContextRunner utc = zoned.withPropertyValues("timed-jobs.cluster.time-zone=UTC");
+        utc.run(context -> {
+            TimedJobsEndpoint endpoint = context.getBean(TimedJobsEndpoint.class);
+            await().atMost(TestDelays.LONG)
+                    .until(() -> endpoint.timedJobs().jobs().get(0).nextRun() != null);
+            assertThat(endpoint.timedJobs().jobs().get(0).cluster().refused()).isNull();
+        });
+        zoned.withPropertyValues("timed-jobs.cluster.time-zone=Asia/Tokyo").run(tokyo -> {
+            assertThat(tokyo.getBean(TimedJobsEndpoint.class)
+                            .timedJobs()
+                            .jobs()
+                            .get(0)
+                            .cluster()
+                            .refused())
+                    .isNull();
+            utc.run(context -> {
+                TimedJobsEndpoint endpoint = context.getBean(TimedJobsEndpoint.class);
+                await().atMost(TestDelays.LONG)
+                        .until(() ->
+                                endpoint.timedJobs().jobs().get(0).cluster().refused() != null);
+                JobView job = endpoint.timedJobs().jobs().get(0);
+                assertThat(job.name()).isEqualTo("zonedReport.send");
+                assertThat(job.nextRun()).isNull();
+                assertThat(job.cluster().refused()).contains("in Asia/Tokyo").contains("in UTC");
+            });
         });
     }
 }

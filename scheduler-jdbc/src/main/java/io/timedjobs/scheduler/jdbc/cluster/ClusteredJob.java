@@ -101,11 +101,6 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         return java.util.Objects.requireNonNull(key, "define() not called");
     }
 
-    /** Returns why this instance does not fire the job, or null while it does (or may). */
-    public @Nullable String refusal() {
-        return standby;
-    }
-
     /** Returns the job's name. */
     public String name() {
         return name;
@@ -167,7 +162,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         lastFire = fire;
         if (context.outages().inOutage()) {
             // Known to be away: no worker waits on it, so local jobs keep their workers.
-            context.stats().skipped(SkipReason.DATABASE_DOWN);
+            context.stats().skipped(name, SkipReason.DATABASE_DOWN);
             return;
         }
         runFire(fire);
@@ -289,14 +284,14 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             if (!store.recordFire(name, key(), fire, context.fireHorizon())) {
                 stats.claimed(System.nanoTime() - start);
                 context.outages().succeeded();
-                stats.skipped(whyNotRecorded(fire));
+                stats.skipped(name, whyNotRecorded(fire));
                 return;
             }
             JobStore.Lease lease = store.acquireLease(name, context.maxRunTime());
             stats.claimed(System.nanoTime() - start);
             context.outages().succeeded();
             if (lease == JobStore.Lease.BUSY) {
-                stats.skipped(SkipReason.RUNNING);
+                stats.skipped(name, SkipReason.RUNNING);
                 return;
             }
             if (lease == JobStore.Lease.TAKEN_OVER) {
@@ -304,10 +299,10 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             }
         } catch (DataAccessException ex) {
             context.outages().failed("claim of job " + name, ex);
-            stats.skipped(SkipReason.DATABASE_DOWN);
+            stats.skipped(name, SkipReason.DATABASE_DOWN);
             return;
         }
-        stats.won();
+        stats.won(name);
         try {
             runTask(fire);
         } finally {
@@ -386,6 +381,14 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         context.stats().leaseExpired();
         logger.warn("Run lease of clustered job " + name + " expired (its holder died or ran past "
                 + context.maxRunTime() + "); taken over by " + context.store().instanceName());
+    }
+
+    /**
+     * Returns why this instance does not fire the job: another definition of it fires (see the class
+     * comment); null while this instance fires it, or may.
+     */
+    public @Nullable String refusedReason() {
+        return standby;
     }
 
     /** Returns the qualifier of the scheduler the job asked for, so that Spring's router keeps it there. */

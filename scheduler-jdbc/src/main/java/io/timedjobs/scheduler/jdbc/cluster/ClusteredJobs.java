@@ -10,7 +10,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -52,6 +54,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
     private final ClusterInstance instance;
     private final ClusteredJob.Context context;
     private final List<ClusteredJob> jobs = new CopyOnWriteArrayList<>();
+    private final Duration firesKept;
     private ZoneId defaultZone = ZoneId.systemDefault();
     private Set<String> localJobs = Set.of();
     private Predicate<String> clusteredQualifier = String::isEmpty;
@@ -73,6 +76,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         JobStore store = new JobStore(database, instance);
         this.context = new ClusteredJob.Context(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon);
         Duration keep = fireHorizon.multipliedBy(2);
+        this.firesKept = keep;
         heartbeat.addPollAction(() -> {
             store.pruneFires(keep);
             // While an outage is known, fires skip the database: this poll is what finds it back.
@@ -195,5 +199,25 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
     /** Returns the names of the clustered jobs scheduled so far. */
     public List<String> jobNames() {
         return jobs.stream().map(ClusteredJob::name).toList();
+    }
+
+    /**
+     * Returns the clustered jobs this instance refuses to run, each with why (its definition here
+     * conflicts with the one recorded, such as another cron zone), in order of scheduling.
+     */
+    public Map<String, String> refusedJobs() {
+        Map<String, String> refused = new LinkedHashMap<>();
+        for (ClusteredJob job : jobs) {
+            String reason = job.refusedReason();
+            if (reason != null) {
+                refused.put(job.name(), reason);
+            }
+        }
+        return refused;
+    }
+
+    /** Returns how long fire records are kept: what a count of the fires table covers. */
+    public Duration firesKept() {
+        return firesKept;
     }
 }

@@ -100,7 +100,7 @@ final class FixedDelayJob extends ClusteredJob {
     @Override
     protected void runFire(Instant fire) {
         if (paused) {
-            context.stats().skipped(SkipReason.PAUSED);
+            context.stats().skipped(name, SkipReason.PAUSED);
             return;
         }
         JobStore store = context.store();
@@ -112,21 +112,21 @@ final class FixedDelayJob extends ClusteredJob {
             context.stats().claimed(System.nanoTime() - start);
             context.outages().succeeded();
             if (!claimed) {
-                context.stats().skipped(SkipReason.LOST);
+                context.stats().skipped(name, SkipReason.LOST);
                 return;
             }
             if (!store.recordFire(name, key(), fire, context.fireHorizon())) {
                 // Recorded before: never run a fire twice, even if the row said otherwise.
                 store.completeDelayedFire(name, key(), delay);
-                context.stats().skipped(SkipReason.LOST);
+                context.stats().skipped(name, SkipReason.LOST);
                 return;
             }
         } catch (DataAccessException ex) {
             context.outages().failed("claim of job " + name, ex);
-            context.stats().skipped(SkipReason.DATABASE_DOWN);
+            context.stats().skipped(name, SkipReason.DATABASE_DOWN);
             return;
         }
-        context.stats().won();
+        context.stats().won(name);
         try {
             runTask(fire);
         } finally {

@@ -73,7 +73,7 @@ final class FixedRateJob extends ClusteredJob {
             if (context.outages().inOutage()) {
                 Instant first = firstGridPointNotBefore(grid, period, now);
                 long passed = Duration.between(next, first).toNanos() / period.toNanos();
-                context.stats().skipped(ClusterJobStats.SkipReason.DATABASE_DOWN, passed);
+                context.stats().skipped(name, ClusterJobStats.SkipReason.DATABASE_DOWN, passed);
                 return first;
             }
             Instant reached = lastGridPointNotAfter(grid, period, now);

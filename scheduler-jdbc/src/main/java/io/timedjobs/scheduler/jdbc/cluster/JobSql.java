@@ -250,4 +250,15 @@ final class JobSql {
     String pruneFires() {
         return "DELETE FROM " + fires + " WHERE fire_at < " + nowPlus;
     }
+
+    /**
+     * Per job with fire records: how many, and the latest one with the instance that recorded (and
+     * so ran) it; one grouped scan. The fires table holds each (job, fire) once, so the latest is
+     * one row. Binds: none.
+     */
+    String fireSummaries() {
+        return "SELECT f.job_name, l.fires, f.fire_at, f.instance_name FROM " + fires + " f"
+                + " JOIN (SELECT job_name, COUNT(*) AS fires, MAX(fire_at) AS last_fire_at FROM " + fires
+                + " GROUP BY job_name) l ON f.job_name = l.job_name AND f.fire_at = l.last_fire_at";
+    }
 }

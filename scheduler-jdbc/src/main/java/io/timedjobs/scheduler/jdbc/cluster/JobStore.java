@@ -6,7 +6,9 @@ import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -50,6 +52,15 @@ public final class JobStore {
 
     /** A definition of a job as recorded: its words and when an instance first carried it. */
     record RecordedDefinition(String text, Instant firstSeenAt) {}
+
+    /**
+     * A job's fire records, as the fires table keeps them (see {@link #pruneFires}).
+     *
+     * @param fires fires recorded, by any instance
+     * @param lastFireAt the latest recorded fire's nominal instant
+     * @param lastInstance the instance that recorded it, and so ran it
+     */
+    public record FireSummary(long fires, Instant lastFireAt, String lastInstance) {}
 
     private final JdbcTemplate jdbc;
     private final JdbcDialect dialect;
@@ -350,5 +361,19 @@ public final class JobStore {
     /** Deletes fire records older than {@code keep}; returns how many. */
     int pruneFires(Duration keep) {
         return jdbc.update(sql.pruneFires(), -keep.toMillis());
+    }
+
+    /** Returns each job's fire records (count and latest), in one query; jobs without any are absent. */
+    public Map<String, FireSummary> fireSummaries() {
+        Map<String, FireSummary> summaries = new LinkedHashMap<>();
+        jdbc.query(sql.fireSummaries(), rs -> {
+            Instant last = JdbcDialect.readInstant(rs, "fire_at");
+            if (last != null) {
+                summaries.put(
+                        rs.getString("job_name"),
+                        new FireSummary(rs.getLong("fires"), last, rs.getString("instance_name")));
+            }
+        });
+        return summaries;
     }
 }

@@ -199,4 +199,9 @@ public final class ClusterHeartbeat implements SmartLifecycle {
     public ClusterInstance instance() {
         return instance;
     }
+
+    /** Returns the outage log of the heartbeat: in an outage while the database cannot be reached. */
+    public OutageLog outages() {
+        return outages;
+    }
 }

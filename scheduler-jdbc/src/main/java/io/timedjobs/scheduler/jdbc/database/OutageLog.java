@@ -87,4 +87,10 @@ public final class OutageLog {
     public long outageCount() {
         return outages.get();
     }
+
+    /** Returns how long the current outage has lasted so far, or zero when none is under way. */
+    public Duration outageLength() {
+        long start = outageStart.get();
+        return start == NO_OUTAGE ? Duration.ZERO : Duration.ofNanos(nanoTime.getAsLong() - start);
+    }
 }
