@@ -178,6 +178,17 @@ final class DurableTaskSql {
                 + " WHERE claimed_by = ? AND state = 'CLAIMED'";
     }
 
+    /**
+     * Hands back every claim, started or not, that a previous process under an owner's name left
+     * when it died: PENDING again under a new version, so that a late start or outcome of the old
+     * claim is refused and any instance claims the task anew. A started one keeps its counted
+     * attempt. Binds: owner.
+     */
+    String releaseLeftovers() {
+        return "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL,"
+                + " claim_version = claim_version + 1 WHERE claimed_by = ? AND state IN ('CLAIMED', 'RUNNING')";
+    }
+
     /** Gives back one claim that has not started. Binds: id, owner, version. */
     String releaseOne() {
         return "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL"

@@ -135,6 +135,11 @@ public final class DurableTaskStore {
         return update(sql.releaseAll(), owner);
     }
 
+    /** Hands back the claims a dead process left under {@code owner}; returns how many. */
+    int releaseLeftovers(String owner) {
+        return update(sql.releaseLeftovers(), owner);
+    }
+
     /** Gives back one claim that has not started. */
     boolean release(ClaimedTask task, String owner) {
         return update(sql.releaseOne(), task.id(), owner, task.version()) == 1;
