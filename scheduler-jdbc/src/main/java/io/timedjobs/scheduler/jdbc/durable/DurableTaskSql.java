@@ -56,7 +56,9 @@ final class DurableTaskSql {
                 List.of("handler", "task_key"),
                 List.of(
                         new Column("handler", "VARCHAR(200)"),
-                        new Column("task_key", "VARCHAR(200)"),
+                        // wider than the column: H2 counts a key's UTF-16 units, and a cast to a
+                        // narrower type would cut the key silently where the column refuses it
+                        new Column("task_key", "VARCHAR(400)"),
                         new Column("payload", "CHARACTER LARGE OBJECT"),
                         new Column("schedule", "VARCHAR(200)"),
                         new Column("fire_at", "TIMESTAMP WITH TIME ZONE"),

@@ -219,6 +219,11 @@ public final class DurableTaskStore {
     }
 
     private static @Nullable String truncate(@Nullable String error) {
-        return error == null || error.length() <= ERROR_LENGTH ? error : error.substring(0, ERROR_LENGTH);
+        if (error == null || error.length() <= ERROR_LENGTH) {
+            return error;
+        }
+        // never half a surrogate pair: the column holds characters
+        int end = Character.isHighSurrogate(error.charAt(ERROR_LENGTH - 1)) ? ERROR_LENGTH - 1 : ERROR_LENGTH;
+        return error.substring(0, end);
     }
 }
