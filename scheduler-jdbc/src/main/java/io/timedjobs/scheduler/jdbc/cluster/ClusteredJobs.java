@@ -71,6 +71,8 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         this.context = new ClusteredJob.Context(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon);
         Duration keep = fireHorizon.multipliedBy(2);
         heartbeat.addPollAction(() -> store.pruneFires(keep));
+        // A process that died under this name left its runs: they end now, not at the max run time.
+        instance.addStartAction(store::expireLeftoverLeases);
     }
 
     /** Sets the zone of cron expressions declared without one; default the JVM's. */

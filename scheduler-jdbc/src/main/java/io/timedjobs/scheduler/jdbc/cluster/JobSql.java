@@ -149,4 +149,13 @@ final class JobSql {
     String pruneFires() {
         return "DELETE FROM " + fires + " WHERE fire_at < " + nowPlus;
     }
+
+    /**
+     * Ends the run leases a previous process under an instance's name left when it died: expired
+     * now, so that any instance may take them over (and a fixed-delay run ends) instead of waiting
+     * for the maximum run time while the name lives on. Binds: instance.
+     */
+    String expireLeftoverLeases() {
+        return "UPDATE " + jobs + " SET lease_until = " + now + " WHERE lease_owner = ? AND lease_until > " + now;
+    }
 }

@@ -161,6 +161,14 @@ public final class JobStore {
         return expired == 1 ? Lease.TAKEN_OVER : Lease.BUSY;
     }
 
+    /**
+     * Expires the run leases a dead process left under this instance's name, as it registers;
+     * returns how many.
+     */
+    int expireLeftoverLeases() {
+        return jdbc.update(sql.expireLeftoverLeases(), instance.name());
+    }
+
     /** Releases the job's run lease if this instance still holds it. */
     void releaseLease(String job) {
         jdbc.update(sql.releaseLease(), job, instance.name());
