@@ -102,6 +102,8 @@ public final class DurableTasks {
      * id, as a fresh task with no attempts; a claim on it is void.
      *
      * @return whether the task existed
+     * @throws IllegalArgumentException for a blank or too long key, or, when the handler is on this
+     *     instance, a stored payload that does not read as its payload type (nothing is changed)
      */
     public boolean reschedule(String handler, String key, Instant at) {
         Objects.requireNonNull(at, "at");
