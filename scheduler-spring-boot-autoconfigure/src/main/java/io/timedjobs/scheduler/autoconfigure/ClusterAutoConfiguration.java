@@ -9,6 +9,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
+import io.timedjobs.scheduler.jdbc.database.Sleeper;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskStore;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
@@ -133,7 +134,9 @@ public class ClusterAutoConfiguration {
                 database.dialect(),
                 database.tables(),
                 name != null ? name : ClusterInstance.defaultName(),
-                cluster.getLease());
+                cluster.getLease(),
+                cluster.getPollInterval(),
+                Sleeper.system());
     }
 
     @Bean

@@ -23,7 +23,9 @@ public class ClusterProperties {
 
     /**
      * Name of this instance in the tables and logs; unique among the instances. Defaults to
-     * host name, process id and a random part.
+     * host name, process id and a random part. A name whose heartbeat another live process keeps
+     * renewing fails start-up; the name of a process that died is taken over, and its claims are
+     * handed back.
      */
     private @Nullable String instanceName;
 

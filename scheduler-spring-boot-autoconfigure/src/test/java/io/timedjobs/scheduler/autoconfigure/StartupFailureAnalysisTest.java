@@ -3,6 +3,8 @@ package io.timedjobs.scheduler.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -13,6 +15,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.TaskScheduler;
@@ -104,9 +107,50 @@ class StartupFailureAnalysisTest {
                 .contains("@Qualifier");
     }
 
+    /**
+     * A second application under the instance name of one that runs (and beats) on the same database
+     * does not start, and the analysis names the key; the first keeps running.
+     */
+    @Test
+    void shouldRefuseASecondInstanceUnderTheSameName(CapturedOutput output) {
+        String[] properties = {
+            "timed-jobs.cluster.instance-name=web-1",
+            "timed-jobs.cluster.poll-interval=200ms",
+            "spring.main.banner-mode=off"
+        };
+        ConfigurableApplicationContext first = new SpringApplicationBuilder(PlainApplication.class, SharedH2.class)
+                .web(WebApplicationType.NONE)
+                .properties(properties)
+                .run();
+        try {
+            startExpectingFailure(new Class<?>[] {PlainApplication.class, SharedH2.class}, properties);
+
+            assertThat(output)
+                    .contains("APPLICATION FAILED TO START")
+                    .contains("timed-jobs.cluster.instance-name")
+                    .contains("'web-1'")
+                    .contains("Give each instance its own timed-jobs.cluster.instance-name");
+            assertThat(first.isRunning()).isTrue();
+        } finally {
+            first.close();
+        }
+    }
+
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class PlainApplication {}
+
+    /** One in-memory H2 database for every application that imports it. */
+    @Configuration(proxyBeanMethods = false)
+    static class SharedH2 {
+        @Bean
+        DataSource dataSource() {
+            JdbcDataSource dataSource = new JdbcDataSource();
+            dataSource.setURL("jdbc:h2:mem:startup_failure_shared;DB_CLOSE_DELAY=-1");
+            dataSource.setUser("sa");
+            return dataSource;
+        }
+    }
 
     @Configuration(proxyBeanMethods = false)
     static class NeedsThreadPoolTaskScheduler {

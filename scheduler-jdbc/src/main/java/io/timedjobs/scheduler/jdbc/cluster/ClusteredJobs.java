@@ -86,6 +86,8 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
             List<String> held = store.heldLeases();
             return held.isEmpty() ? "" : "the run lease of job(s) " + held;
         });
+        // A process that died under this name left its runs: they end now, not at the max run time.
+        instance.addStartAction(store::expireLeftoverLeases);
     }
 
     /** Sets the zone of cron expressions declared without one; default the JVM's. */

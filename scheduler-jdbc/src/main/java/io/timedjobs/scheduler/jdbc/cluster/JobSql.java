@@ -261,4 +261,13 @@ final class JobSql {
                 + " JOIN (SELECT job_name, COUNT(*) AS fires, MAX(fire_at) AS last_fire_at FROM " + fires
                 + " GROUP BY job_name) l ON f.job_name = l.job_name AND f.fire_at = l.last_fire_at";
     }
+
+    /**
+     * Ends the run leases a previous process under an instance's name left when it died: expired
+     * now, so that any instance may take them over (and a fixed-delay run ends) instead of waiting
+     * for the maximum run time while the name lives on. Binds: instance.
+     */
+    String expireLeftoverLeases() {
+        return "UPDATE " + jobs + " SET lease_until = " + now + " WHERE lease_owner = ? AND lease_until > " + now;
+    }
 }

@@ -287,6 +287,14 @@ public final class JobStore {
     }
 
     /**
+     * Expires the run leases a dead process left under this instance's name, as it registers;
+     * returns how many.
+     */
+    int expireLeftoverLeases() {
+        return jdbc.update(sql.expireLeftoverLeases(), instance.name());
+    }
+
+    /**
      * Releases the job's run lease if this instance still holds it; returns false if it no longer
      * did (taken over while this instance was paused, cut off, or ran past the maximum run time).
      */

@@ -87,13 +87,16 @@ public final class ClusterHeartbeat implements SmartLifecycle {
     /**
      * Registers the instance and measures the clock on the calling thread (so that both are done
      * when start-up ends, if the database is up), then polls in the background.
+     *
+     * @throws DuplicateInstanceNameException when another live process uses this instance's name:
+     *     start-up fails rather than run two processes under one name
      */
     @Override
     public synchronized void start() {
         if (executor != null) {
             return;
         }
-        poll();
+        poll(true);
         ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "timed-jobs-cluster-" + instance.name());
             thread.setDaemon(true);
@@ -106,6 +109,15 @@ public final class ClusterHeartbeat implements SmartLifecycle {
 
     /** One poll: measure, beat, then the poll actions. Never throws. */
     void poll() {
+        poll(false);
+    }
+
+    /**
+     * One poll; at start-up, a duplicate name is thrown. Later (the database was down at start-up)
+     * it is reported like any failed registration, and this instance stays unregistered, claiming
+     * nothing, until the name is free.
+     */
+    private void poll(boolean startUp) {
         long sent = System.nanoTime();
         checkSilence(sent);
         try {
@@ -120,6 +132,12 @@ public final class ClusterHeartbeat implements SmartLifecycle {
             beaten = true;
             silenceReported = false;
             outages.succeeded();
+        } catch (DuplicateInstanceNameException ex) {
+            if (startUp) {
+                throw ex;
+            }
+            outages.failed("registration of " + instance.name(), ex);
+            return;
         } catch (RuntimeException ex) {
             outages.failed("heartbeat of " + instance.name(), ex);
             return;

@@ -8,7 +8,10 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcOperations;
 
@@ -21,8 +24,17 @@ import org.springframework.jdbc.core.JdbcOperations;
  * <p>An instance is alive while its heartbeat is younger than the lease: claims and run leases
  * held by an instance that is not alive may be taken over by the others. Rows of instances dead for
  * ten leases are pruned by whoever beats next.
+ *
+ * <p>Names are unique: {@link #register()} refuses a name whose row another live process keeps
+ * beating (see there), and takes over the row of a process that died under this name, running the
+ * {@linkplain #addStartAction start actions} that hand that process's claims back.
  */
 public final class ClusterInstance {
+
+    private static final Log logger = LogFactory.getLog(ClusterInstance.class);
+
+    /** How many poll intervals a row left under this name is watched before it is taken over. */
+    private static final int WATCHED_POLLS = 2;
 
     /** How many leases an instance row outlives its last heartbeat before it is pruned. */
     private static final int PRUNE_AFTER_LEASES = 10;
@@ -32,6 +44,21 @@ public final class ClusterInstance {
     private final InstanceSql sql;
     private final String name;
     private final Duration lease;
+    private final Duration pollInterval;
+    private final Sleeper sleeper;
+    private final List<Runnable> startActions = new CopyOnWriteArrayList<>();
+
+    /** Whether the row under this name was written by this object (and not removed since). */
+    private volatile boolean ownsRow;
+
+    /**
+     * Creates this instance's registry entry with the default poll interval (1 s) and the system's
+     * sleeper; see {@link #ClusterInstance(JdbcOperations, JdbcDialect, TableNames, String, Duration,
+     * Duration, Sleeper)}.
+     */
+    public ClusterInstance(JdbcOperations jdbc, JdbcDialect dialect, TableNames tables, String name, Duration lease) {
+        this(jdbc, dialect, tables, name, lease, Duration.ofSeconds(1), Sleeper.system());
+    }
 
     /**
      * Creates this instance's registry entry; nothing is written until {@link #register()}.
@@ -39,8 +66,20 @@ public final class ClusterInstance {
      * @param name this instance's name, unique among the instances on the database; see {@link
      *     #defaultName()}
      * @param lease how long after its last heartbeat an instance counts as dead
+     * @param pollInterval how often instances beat: a row left under this name is watched for two
+     *     of them at start-up
+     * @param sleeper what waits through that watch
      */
-    public ClusterInstance(JdbcOperations jdbc, JdbcDialect dialect, TableNames tables, String name, Duration lease) {
+    public ClusterInstance(
+            JdbcOperations jdbc,
+            JdbcDialect dialect,
+            TableNames tables,
+            String name,
+            Duration lease,
+            Duration pollInterval,
+            Sleeper sleeper) {
+        this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
+        this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
         this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         this.sql = new InstanceSql(dialect, Objects.requireNonNull(tables, "tables"));
@@ -100,14 +139,113 @@ public final class ClusterInstance {
     }
 
     /**
-     * Writes this instance's row with start time and heartbeat on the database's clock. A row left
-     * under the same name (a configured name, after a crash) is taken over.
+     * Adds an action run by {@link #register()} once it has written this instance's row, before it
+     * returns (so before the first heartbeat and the poll actions): the durable tasks hand back there
+     * the claims a previous process left under this name. An action that throws fails the
+     * registration, which the next poll tries again.
+     */
+    public void addStartAction(Runnable action) {
+        startActions.add(Objects.requireNonNull(action, "action"));
+    }
+
+    /**
+     * Writes this instance's row with start time and heartbeat on the database's clock, then runs
+     * the {@linkplain #addStartAction start actions}.
+     *
+     * <p>A row already under this name whose heartbeat is younger than the lease is watched for two
+     * poll intervals: if its heartbeat moves, another live process has the name and this one refuses
+     * to start; if not, the process that wrote it died (a restart after a crash, or a long pause) and
+     * its row is taken over, with a warning naming when it started. A row whose heartbeat is older
+     * than the lease is taken over at once.
+     *
+     * @throws DuplicateInstanceNameException when another live process uses this name
      */
     public void register() {
-        int inserted = dialect.insertIfAbsent(jdbc, sql.register(), name);
-        if (inserted == 0) {
-            jdbc.update(sql.restart(), name);
+        if (dialect.insertIfAbsent(jdbc, sql.register(), name) == 0) {
+            if (ownsRow) {
+                jdbc.update(sql.restart(), name);
+            } else {
+                takeOver();
+            }
         }
+        ownsRow = true;
+        for (Runnable action : startActions) {
+            action.run();
+        }
+    }
+
+    private void takeOver() {
+        Registration seen = registration();
+        if (seen == null || seen.heartbeatAt() == null) {
+            insertAfterAll();
+            return;
+        }
+        boolean alive = !jdbc.queryForList(sql.isAlive(), Integer.class, name, deadAfterMillisParameter())
+                .isEmpty();
+        if (alive) {
+            for (int poll = 1; poll <= WATCHED_POLLS; poll++) {
+                waitOnePoll();
+                Registration now = registration();
+                if (now == null) {
+                    // its process stopped gracefully meanwhile
+                    insertAfterAll();
+                    return;
+                }
+                if (!seen.heartbeatAt().equals(now.heartbeatAt())) {
+                    throw duplicate(seen, now);
+                }
+            }
+        }
+        int taken = jdbc.update(sql.takeOver(), name, JdbcDialect.bind(seen.heartbeatAt()));
+        if (taken == 0) {
+            Registration now = registration();
+            if (now != null) {
+                throw duplicate(seen, now);
+            }
+            insertAfterAll();
+            return;
+        }
+        logger.warn("Instance name '" + name + "' was left by a process started at " + seen.startedAt()
+                + " whose heartbeat stopped at " + seen.heartbeatAt()
+                + (alive ? " (watched for " + WATCHED_POLLS + " poll intervals)" : "")
+                + "; this process takes its row over and hands its claims back");
+    }
+
+    /** Inserts the row after the one seen went away; another process may have written it meanwhile. */
+    private void insertAfterAll() {
+        if (dialect.insertIfAbsent(jdbc, sql.register(), name) == 0) {
+            throw duplicate(null, registration());
+        }
+    }
+
+    private void waitOnePoll() {
+        try {
+            sleeper.sleep(pollInterval);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while watching the row of instance name '" + name + "'", ex);
+        }
+    }
+
+    private DuplicateInstanceNameException duplicate(@Nullable Registration seen, @Nullable Registration now) {
+        String startedAt = now == null ? "?" : String.valueOf(now.startedAt());
+        String moved = seen == null || now == null
+                ? "it wrote its row while this one started"
+                : "its heartbeat in " + sql.table() + " moved from " + seen.heartbeatAt() + " to " + now.heartbeatAt()
+                        + " within " + WATCHED_POLLS + " poll intervals";
+        return new DuplicateInstanceNameException(name, "that process started at " + startedAt + ", and " + moved);
+    }
+
+    private @Nullable Registration registration() {
+        return jdbc.query(
+                sql.registration(),
+                rs -> rs.next()
+                        ? new Registration(
+                                name,
+                                JdbcDialect.readInstant(rs, "started_at"),
+                                JdbcDialect.readInstant(rs, "heartbeat_at"))
+                        : null,
+                name);
     }
 
     /**
@@ -117,7 +255,8 @@ public final class ClusterInstance {
     public void heartbeat() {
         int updated = jdbc.update(sql.heartbeat(), name);
         if (updated == 0) {
-            register();
+            // pruned while this process ran (it was silent for ten leases): its own row again, no watch
+            dialect.insertIfAbsent(jdbc, sql.register(), name);
         }
         jdbc.update(sql.pruneDead(), -lease.toMillis() * PRUNE_AFTER_LEASES);
     }
@@ -125,6 +264,7 @@ public final class ClusterInstance {
     /** Removes this instance's row, at graceful shutdown. */
     public void deregister() {
         jdbc.update(sql.deregister(), name);
+        ownsRow = false;
     }
 
     /** Returns the SQL of the instances table, whose liveness condition other tables' SQL uses. */

@@ -23,6 +23,11 @@ public final class InstanceSql {
         this.nowPlusMillis = dialect.nowPlusMillis();
     }
 
+    /** Returns the instances table's name, for messages. */
+    String table() {
+        return table;
+    }
+
     /**
      * Writes an instance's row, started and beating now, with the schema version its code knows;
      * insert-if-absent. Binds: name.
@@ -36,6 +41,28 @@ public final class InstanceSql {
     String restart() {
         return "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + ", schema_version = "
                 + TableNames.SCHEMA_VERSION + " WHERE instance_name = ?";
+    }
+
+    /**
+     * Takes over the row left under a name only if its heartbeat is still the one seen, so that a
+     * holder that beat meanwhile keeps it. Binds: name, the heartbeat seen.
+     */
+    String takeOver() {
+        return "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + ", schema_version = "
+                + TableNames.SCHEMA_VERSION + " WHERE instance_name = ? AND heartbeat_at = ?";
+    }
+
+    /** The start and heartbeat of one instance, no row if it has none. Binds: name. */
+    String registration() {
+        return "SELECT started_at, heartbeat_at FROM " + table + " WHERE instance_name = ?";
+    }
+
+    /**
+     * Whether an instance's heartbeat is younger than the lease: one row if so. Binds: name, the
+     * lease in negative millis.
+     */
+    String isAlive() {
+        return "SELECT 1 FROM " + table + " WHERE instance_name = ? AND heartbeat_at > " + nowPlusMillis;
     }
 
     /** Renews an instance's heartbeat. Binds: name. One row changed means it still had a row. */

@@ -43,7 +43,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * 3. A task scheduled on this instance within the lookahead is claimed here right after its
  *    transaction commits (handed to a worker, outside the caller's transaction), not at the next
  *    poll. If this instance dies in between, the row is still PENDING or its lease expires.
- * 4. stop() hands every claimed task that has not started back to the database at once, then waits
+ * 4. When the instance registers (start-up, before its first poll), the claims a previous process under
+ *    its name left are handed back (PENDING under a new version), not renewed as this one's: that
+ *    process died, and its in-memory queue with it. Any instance claims them again at their due time.
+ * 5. stop() hands every claimed task that has not started back to the database at once, then waits
  *    for the running ones; the in-memory engine drops its delayed tasks (durable tasks never run
  *    after shutdown: another instance runs them on time).
  */
@@ -111,6 +114,7 @@ public final class DurableTaskEngine {
         this.runner = runner;
         heartbeat.addPollAction(this::poll);
         heartbeat.addHoldings(this::holdings);
+        heartbeat.instance().addStartAction(this::releaseLeftovers);
     }
 
     /** What a silence longer than the lease may hand over to other instances, for the heartbeat's warning. */
@@ -122,6 +126,15 @@ public final class DurableTaskEngine {
         }
         return "the claims of durable task(s) running here " + running + " and of " + waiting
                 + " claimed task(s) waiting here (their starts are refused if taken over)";
+    }
+
+    /** Run as the instance registers: hands back the claims a dead process left under this name. */
+    private void releaseLeftovers() {
+        int released = store.releaseLeftovers(owner);
+        if (released > 0) {
+            logger.warn("Handed back " + released + " durable task claims left under instance name " + owner
+                    + " by a process that is gone; they run again at their due time");
+        }
     }
 
     private void failed(RuntimeException failure) {

@@ -6,6 +6,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
+import io.timedjobs.scheduler.jdbc.database.Sleeper;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -109,7 +110,13 @@ public final class DurableTaskEngineBuilder {
         if (beat == null || timeSource == null) {
             timeSource = new DatabaseClock(database.jdbc(), database.dialect(), clock, Ticker.system());
             ClusterInstance instance = new ClusterInstance(
-                    database.jdbc(), database.dialect(), database.tables(), instanceName, settings.lease());
+                    database.jdbc(),
+                    database.dialect(),
+                    database.tables(),
+                    instanceName,
+                    settings.lease(),
+                    settings.pollInterval(),
+                    Sleeper.system());
             beat = new ClusterHeartbeat(
                     instance,
                     timeSource,

@@ -175,10 +175,8 @@ final class DurableTaskRunner {
         } catch (RuntimeException | Error e) {
             Throwable cause = e instanceof HandlerFailure failure ? failure.getCause() : e;
             failed.increment();
-            logger.warn(
-                    "Durable task " + claimed.handler() + "/" + claimed.key() + " failed (attempt " + attempt + " of "
-                            + settings.maxAttempts() + ")",
-                    cause);
+            logFailure(claimed, attempt, cause);
+            // the error only (class and message, cut to fit), never the payload
             record(claimed, () -> fail(claimed, attempt, String.valueOf(cause), lapsesAtStart));
         }
     }
@@ -193,6 +191,22 @@ final class DurableTaskRunner {
         }
     }
 
+    /**
+     * One line per attempt that will be retried; the stack trace once, when the task gives up (a
+     * one-off task stays FAILED, a recurring one moves to its next fire).
+     */
+    private void logFailure(ClaimedTask claimed, int attempt, Throwable cause) {
+        String task = "Durable task " + claimed.handler() + "/" + claimed.key() + " failed (attempt " + attempt + " of "
+                + settings.maxAttempts() + ")";
+        if (attempt < settings.maxAttempts()) {
+            logger.warn(task + ", retried in " + settings.backoff(attempt).toMillis() + " ms: " + cause);
+        } else if (claimed.schedule() == null) {
+            logger.error(task + "; it stays FAILED", cause);
+        } else {
+            logger.error(task + "; this fire is given up, the task moves on to its next fire", cause);
+        }
+    }
+
     private <T> @Nullable T decode(@Nullable String payload, Class<T> type) {
         if (payload == null) {
             return null;
@@ -200,7 +214,15 @@ final class DurableTaskRunner {
         if (type == String.class) {
             return type.cast(payload);
         }
-        return codec.read(payload, type);
+        try {
+            return codec.read(payload, type);
+        } catch (IllegalArgumentException e) {
+            // Not chained, and not the payload: the message goes to last_error and to the page.
+            String prefix = "Cannot read a payload as " + type.getName() + ": ";
+            String message = String.valueOf(e.getMessage());
+            String reason = message.startsWith(prefix) ? message.substring(prefix.length()) : message;
+            throw new PayloadUnreadableException("payload could not be read as " + type.getName() + ": " + reason);
+        }
     }
 
     private boolean complete(ClaimedTask claimed, DurableTaskStore via, long lapsesAtStart) {
@@ -283,6 +305,15 @@ final class DurableTaskRunner {
     @FunctionalInterface
     private interface DeferredOutcome {
         boolean write();
+    }
+
+    /** A stored payload that does not read as its handler's payload type. */
+    static final class PayloadUnreadableException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        PayloadUnreadableException(String message) {
+            super(message);
+        }
     }
 
     /** Carries a handler's checked exception through the transaction callback. */

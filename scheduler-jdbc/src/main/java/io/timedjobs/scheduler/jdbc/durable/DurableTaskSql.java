@@ -56,7 +56,9 @@ final class DurableTaskSql {
                 List.of("handler", "task_key"),
                 List.of(
                         new Column("handler", "VARCHAR(200)"),
-                        new Column("task_key", "VARCHAR(200)"),
+                        // wider than the column: H2 counts a key's UTF-16 units, and a cast to a
+                        // narrower type would cut the key silently where the column refuses it
+                        new Column("task_key", "VARCHAR(400)"),
                         new Column("payload", "CHARACTER LARGE OBJECT"),
                         new Column("schedule", "VARCHAR(200)"),
                         new Column("fire_at", "TIMESTAMP WITH TIME ZONE"),
@@ -176,6 +178,17 @@ final class DurableTaskSql {
     String releaseAll() {
         return "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL"
                 + " WHERE claimed_by = ? AND state = 'CLAIMED'";
+    }
+
+    /**
+     * Hands back every claim, started or not, that a previous process under an owner's name left
+     * when it died: PENDING again under a new version, so that a late start or outcome of the old
+     * claim is refused and any instance claims the task anew. A started one keeps its counted
+     * attempt. Binds: owner.
+     */
+    String releaseLeftovers() {
+        return "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL,"
+                + " claim_version = claim_version + 1 WHERE claimed_by = ? AND state IN ('CLAIMED', 'RUNNING')";
     }
 
     /** Gives back one claim that has not started. Binds: id, owner, version. */

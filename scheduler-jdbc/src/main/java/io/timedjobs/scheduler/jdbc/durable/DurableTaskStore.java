@@ -148,6 +148,11 @@ public final class DurableTaskStore {
         return update(sql.releaseAll(), owner);
     }
 
+    /** Hands back the claims a dead process left under {@code owner}; returns how many. */
+    int releaseLeftovers(String owner) {
+        return update(sql.releaseLeftovers(), owner);
+    }
+
     /** Gives back one claim that has not started. */
     boolean release(ClaimedTask task, String owner) {
         return update(sql.releaseOne(), task.id(), owner, task.version()) == 1;
@@ -227,6 +232,11 @@ public final class DurableTaskStore {
     }
 
     private static @Nullable String truncate(@Nullable String error) {
-        return error == null || error.length() <= ERROR_LENGTH ? error : error.substring(0, ERROR_LENGTH);
+        if (error == null || error.length() <= ERROR_LENGTH) {
+            return error;
+        }
+        // never half a surrogate pair: the column holds characters
+        int end = Character.isHighSurrogate(error.charAt(ERROR_LENGTH - 1)) ? ERROR_LENGTH - 1 : ERROR_LENGTH;
+        return error.substring(0, end);
     }
 }

@@ -28,6 +28,13 @@ import org.springframework.dao.DataAccessException;
  * reaches it; a {@link Duration} is counted from this instance's {@link Clock}. An instance whose
  * clock is skewed from the database's therefore schedules delays early or late by the skew; the firing
  * itself follows the database's clock on every instance.
+ *
+ * <p>Payloads are checked where they enter: {@code schedule} refuses a payload its handler could
+ * not read back as its {@linkplain DurableTaskHandler#payloadType() declared type} (see {@link
+ * #schedule(String, String, Instant, Object)}), and {@code reschedule} one whose stored payload does
+ * not read as that type, before anything is written. Both need the handler on this instance; a
+ * reschedule for a handler that is not here is written unchecked, as the instance that runs it
+ * reads it.
  */
 public final class DurableTasks {
 
@@ -35,7 +42,7 @@ public final class DurableTasks {
 
     private final DurableTaskStore store;
     private final Map<String, DurableTaskHandler<?>> handlers;
-    private final PayloadCodec codec;
+    private final PayloadCheck payloads;
     private final Clock clock;
     private final LocalClaims localClaims;
 
@@ -47,7 +54,7 @@ public final class DurableTasks {
             LocalClaims localClaims) {
         this.store = store;
         this.handlers = Map.copyOf(handlers);
-        this.codec = codec;
+        this.payloads = new PayloadCheck(codec);
         this.clock = clock;
         this.localClaims = localClaims;
     }
@@ -56,12 +63,16 @@ public final class DurableTasks {
      * Schedules a one-off task at an instant, or replaces the one with the same (handler, key).
      *
      * @param handler a registered handler's name
-     * @param key the task's key within its handler; not blank, at most 200 characters
+     * @param key the task's key within its handler; not blank, at most 200 characters (Unicode code
+     *     points: an emoji counts as one)
      * @param at when it is due
-     * @param payload a String (stored as is), a value the JSON mapper can write, or null
+     * @param payload null; a String, stored as is (for a handler whose payload type is not String, it
+     *     must be JSON that reads as that type); or a value of the handler's payload type that the
+     *     JSON mapper writes and reads back (equal, when the type defines equality)
      * @return the task's id, the same as before when it replaced a task
-     * @throws IllegalArgumentException for an unknown handler, a blank key or a payload that cannot be
-     *     written
+     * @throws IllegalArgumentException for an unknown handler, a blank or too long key, or a payload
+     *     that is not of the handler's payload type or does not read back as it, naming the task,
+     *     the declared type and the given type
      * @throws DurableTaskException when the database fails
      */
     public long schedule(String handler, String key, Instant at, @Nullable Object payload) {
@@ -91,10 +102,16 @@ public final class DurableTasks {
      * id, as a fresh task with no attempts; a claim on it is void.
      *
      * @return whether the task existed
+     * @throws IllegalArgumentException for a blank or too long key, or, when the handler is on this
+     *     instance, a stored payload that does not read as its payload type (nothing is changed)
      */
     public boolean reschedule(String handler, String key, Instant at) {
         Objects.requireNonNull(at, "at");
         checkKey(key);
+        DurableTaskHandler<?> local = handler == null ? null : handlers.get(handler);
+        if (local != null) {
+            find(handler, key).ifPresent(task -> payloads.checkStored(handler, key, local, task.payload()));
+        }
         try {
             OptionalLong id = store.reschedule(handler, key, at);
             id.ifPresent(rescheduled -> localClaims.scheduled(rescheduled, at));
@@ -148,7 +165,7 @@ public final class DurableTasks {
     private long write(String handler, String key, Instant due, @Nullable Object payload, @Nullable String schedule) {
         checkHandler(handler);
         checkKey(key);
-        String text = payload == null ? null : payload instanceof String s ? s : codec.write(payload);
+        String text = payloads.encode(handler, key, handlers.get(handler), payload);
         try {
             long id = store.upsert(handler, key, text, schedule, due);
             localClaims.scheduled(id, due);
@@ -170,9 +187,11 @@ public final class DurableTasks {
         if (key == null || key.isBlank()) {
             throw new IllegalArgumentException("A durable task needs a key that is not blank, got '" + key + "'");
         }
-        if (key.length() > KEY_LENGTH) {
+        // code points, as the VARCHAR column counts them: an emoji is one character, not two
+        int length = key.codePointCount(0, key.length());
+        if (length > KEY_LENGTH) {
             throw new IllegalArgumentException(
-                    "A durable task key has at most " + KEY_LENGTH + " characters, got " + key.length());
+                    "A durable task key has at most " + KEY_LENGTH + " characters, got " + length);
         }
     }
 

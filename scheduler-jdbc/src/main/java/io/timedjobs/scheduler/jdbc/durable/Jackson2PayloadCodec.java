@@ -1,6 +1,8 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Objects;
 
@@ -35,8 +37,25 @@ public final class Jackson2PayloadCodec implements PayloadCodec {
         try {
             return mapper.readValue(text, type);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(
-                    "Cannot read a payload as " + type.getName() + ": " + e.getOriginalMessage(), e);
+            // Jackson's own message may quote the payload, which then lands in logs and last_error
+            throw new IllegalArgumentException("Cannot read a payload as " + type.getName() + ": " + reason(e));
         }
+    }
+
+    /** Says where the text is not a {@code type}, without quoting it: the error, the path, the line. */
+    private static String reason(JsonProcessingException e) {
+        StringBuilder reason = new StringBuilder(e.getClass().getSimpleName());
+        String path = e instanceof JsonMappingException mapping ? mapping.getPathReference() : null;
+        if (path != null && !path.isEmpty()) {
+            reason.append(" at ").append(path);
+        }
+        JsonLocation location = e.getLocation();
+        if (location != null && location.getLineNr() > 0) {
+            reason.append(", line ")
+                    .append(location.getLineNr())
+                    .append(", column ")
+                    .append(location.getColumnNr());
+        }
+        return reason.toString();
     }
 }

@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.jdbc.durable;
 
 import java.util.Objects;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.TokenStreamLocation;
 import tools.jackson.databind.ObjectMapper;
 
 /**
@@ -35,8 +36,25 @@ public final class JacksonPayloadCodec implements PayloadCodec {
         try {
             return mapper.readValue(text, type);
         } catch (JacksonException e) {
-            throw new IllegalArgumentException(
-                    "Cannot read a payload as " + type.getName() + ": " + e.getOriginalMessage(), e);
+            // Jackson's own message may quote the payload, which then lands in logs and last_error
+            throw new IllegalArgumentException("Cannot read a payload as " + type.getName() + ": " + reason(e));
         }
+    }
+
+    /** Says where the text is not a {@code type}, without quoting it: the error, the path, the line. */
+    private static String reason(JacksonException e) {
+        StringBuilder reason = new StringBuilder(e.getClass().getSimpleName());
+        String path = e.getPathReference();
+        if (path != null && !path.isEmpty()) {
+            reason.append(" at ").append(path);
+        }
+        TokenStreamLocation location = e.getLocation();
+        if (location != null && location.getLineNr() > 0) {
+            reason.append(", line ")
+                    .append(location.getLineNr())
+                    .append(", column ")
+                    .append(location.getColumnNr());
+        }
+        return reason.toString();
     }
 }

@@ -1,12 +1,17 @@
 package io.timedjobs.scheduler.jdbc.database;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -69,5 +74,108 @@ class ClusterInstanceTest {
                 + " WHERE " + instance.sql().isDead("o.owner");
         assertThat(jdbc.queryForObject(query, Integer.class, instance.deadAfterMillisParameter()))
                 .isEqualTo(2);
+    }
+
+    /**
+     * A second process under a name whose row keeps beating (here: the holder beats while the
+     * newcomer watches) refuses to start, naming the configuration key; the holder keeps its row.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldRefuseANameAnotherLiveProcessUses(TestDatabases.Kind kind) {
+        JdbcTemplate jdbc = newDatabase(kind);
+        JdbcDialect dialect = JdbcDialect.detect(jdbc.getDataSource());
+        ClusterInstance holder =
+                new ClusterInstance(jdbc, dialect, TableNames.defaults(), "web-1", Duration.ofSeconds(30));
+        holder.register();
+        Instant holderStart = startedAt(jdbc, "web-1");
+        List<Duration> waits = new ArrayList<>();
+        ClusterInstance newcomer = new ClusterInstance(
+                jdbc, dialect, TableNames.defaults(), "web-1", Duration.ofSeconds(30), Duration.ofSeconds(1), wait -> {
+                    waits.add(wait);
+                    holder.heartbeat();
+                });
+        AtomicInteger started = new AtomicInteger();
+        newcomer.addStartAction(started::incrementAndGet);
+
+        assertThatThrownBy(newcomer::register)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("timed-jobs.cluster.instance-name")
+                .hasMessageContaining("'web-1'");
+        assertThat(waits).containsExactly(Duration.ofSeconds(1));
+        assertThat(started).hasValue(0);
+        assertThat(startedAt(jdbc, "web-1")).isEqualTo(holderStart);
+    }
+
+    /**
+     * A row under the name whose heartbeat does not move for two poll intervals was left by a process
+     * that died: it is taken over (a new start time) and the start actions run.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldTakeOverTheRowOfAProcessThatDied(TestDatabases.Kind kind) {
+        JdbcTemplate jdbc = newDatabase(kind);
+        JdbcDialect dialect = JdbcDialect.detect(jdbc.getDataSource());
+        new ClusterInstance(jdbc, dialect, TableNames.defaults(), "web-1", Duration.ofSeconds(30)).register();
+        Instant crashedStart = startedAt(jdbc, "web-1");
+        List<Duration> waits = new ArrayList<>();
+        ClusterInstance restarted = new ClusterInstance(
+                jdbc,
+                dialect,
+                TableNames.defaults(),
+                "web-1",
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(1),
+                waits::add);
+        AtomicInteger started = new AtomicInteger();
+        restarted.addStartAction(started::incrementAndGet);
+
+        restarted.register();
+
+        assertThat(waits).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
+        assertThat(started).hasValue(1);
+        assertThat(startedAt(jdbc, "web-1")).isAfter(crashedStart);
+    }
+
+    /** A row whose heartbeat is older than the lease is taken over without a wait. */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldTakeOverAStaleRowAtOnce(TestDatabases.Kind kind) {
+        JdbcTemplate jdbc = newDatabase(kind);
+        JdbcDialect dialect = JdbcDialect.detect(jdbc.getDataSource());
+        jdbc.update(
+                "INSERT INTO timed_jobs_instances (instance_name, started_at, heartbeat_at) VALUES ('web-1', "
+                        + dialect.nowPlusMillis() + ", " + dialect.nowPlusMillis() + ")",
+                -120_000L,
+                -60_000L);
+        List<Duration> waits = new ArrayList<>();
+        ClusterInstance restarted = new ClusterInstance(
+                jdbc,
+                dialect,
+                TableNames.defaults(),
+                "web-1",
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(1),
+                waits::add);
+
+        restarted.register();
+
+        assertThat(waits).isEmpty();
+        assertThat(restarted.heartbeatOf("web-1")).isAfter(Instant.now().minusSeconds(30));
+    }
+
+    private static JdbcTemplate newDatabase(TestDatabases.Kind kind) {
+        DataSource dataSource = kind.newDatabase();
+        JdbcDialect dialect = JdbcDialect.detect(dataSource);
+        new SchemaInitializer(dataSource, dialect, TableNames.defaults()).initialize(SchemaInitializer.Mode.ALWAYS);
+        return new JdbcTemplate(dataSource);
+    }
+
+    private static Instant startedAt(JdbcTemplate jdbc, String name) {
+        return jdbc.queryForObject(
+                        "SELECT started_at FROM timed_jobs_instances WHERE instance_name = ?",
+                        java.time.OffsetDateTime.class,
+                        name)
+                .toInstant();
     }
 }

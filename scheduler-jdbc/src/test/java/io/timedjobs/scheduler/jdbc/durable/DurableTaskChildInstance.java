@@ -6,6 +6,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
+import io.timedjobs.scheduler.jdbc.database.Sleeper;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,7 +16,9 @@ import org.postgresql.ds.PGSimpleDataSource;
 /**
  * Test main, run in a JVM of its own by {@link DurableTaskKillTest}: one instance that claims the
  * durable tasks of handler "mail", says how many it holds on standard output once it holds them all,
- * and runs until it is killed. Arguments: JDBC URL, instance name, number of claims to wait for.
+ * and runs until it is killed. Arguments: JDBC URL, instance name, number of claims to wait for, and
+ * optionally the poll interval in milliseconds (100 by default). When start-up fails (another live
+ * process has the name) it prints the failure and exits with status 1.
  */
 public final class DurableTaskChildInstance {
 
@@ -25,9 +28,10 @@ public final class DurableTaskChildInstance {
         PGSimpleDataSource dataSource = new PGSimpleDataSource();
         dataSource.setURL(args[0]);
         int expected = Integer.parseInt(args[2]);
+        Duration pollInterval = Duration.ofMillis(args.length > 3 ? Long.parseLong(args[3]) : 100);
         DurableTaskSettings settings = new DurableTaskSettings(
                 Duration.ofSeconds(30),
-                Duration.ofMillis(100),
+                pollInterval,
                 Duration.ofSeconds(1),
                 3,
                 Duration.ofMillis(50),
@@ -38,7 +42,14 @@ public final class DurableTaskChildInstance {
         DatabaseClock clock =
                 new DatabaseClock(database.jdbc(), database.dialect(), Clock.systemUTC(), Ticker.system());
         ClusterHeartbeat heartbeat = new ClusterHeartbeat(
-                new ClusterInstance(database.jdbc(), database.dialect(), database.tables(), args[1], settings.lease()),
+                new ClusterInstance(
+                        database.jdbc(),
+                        database.dialect(),
+                        database.tables(),
+                        args[1],
+                        settings.lease(),
+                        settings.pollInterval(),
+                        Sleeper.system()),
                 clock,
                 new OutageLog(ClusterHeartbeat.class, "the heartbeat of instance " + args[1]),
                 settings.pollInterval());
@@ -55,7 +66,13 @@ public final class DurableTaskChildInstance {
             }
         });
         engine.start();
-        heartbeat.start();
+        try {
+            heartbeat.start();
+        } catch (RuntimeException e) {
+            System.out.println("FAILED " + e);
+            System.out.flush();
+            System.exit(1);
+        }
         claimedAll.await();
         System.out.println("CLAIMED " + engine.queuedCount());
         System.out.flush();

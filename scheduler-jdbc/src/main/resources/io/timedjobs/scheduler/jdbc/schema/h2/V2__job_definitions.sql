@@ -34,3 +34,6 @@ CREATE TABLE ${timedJobsPrefix}job_carriers (
     definition_key VARCHAR(64)  NOT NULL,
     PRIMARY KEY (job_name, instance_name)
 );
+
+-- A task key holds 200 characters: H2 counts UTF-16 units, so 400 of them (an emoji is two).
+ALTER TABLE ${timedJobsPrefix}tasks ALTER COLUMN task_key SET DATA TYPE VARCHAR(400);
