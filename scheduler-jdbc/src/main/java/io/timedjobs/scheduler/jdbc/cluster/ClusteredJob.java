@@ -71,6 +71,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     /** Why this instance stands by (another definition of the job fires), or null while it fires it. */
     private volatile @Nullable String standby;
 
+    /** The key of the definition this instance stands by for; see {@link #standby}. */
+    private volatile @Nullable String standbyFor;
+
     /** Whether the row was last seen fencing off instances of schema version 1; see JobSql#takeOver. */
     private volatile boolean fenced;
 
@@ -226,15 +229,17 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     /** Stands by while another definition fires, saying so once. */
     protected final void standBy(JobStore.JobRow row) {
+        pendingFire = null;
+        if (standby != null && java.util.Objects.equals(standbyFor, row.definitionKey())) {
+            return; // said already, for this definition
+        }
+        standbyFor = row.definitionKey();
         String reason = "the cluster fires it by " + describe(row) + " (since " + row.definedAt()
                 + (row.definedBy() == null ? "" : ", set by instance " + row.definedBy()) + "), not by "
                 + definition().text() + " as this instance's code says; this instance takes it back only when no"
                 + " live instance carries that definition";
-        if (standby == null) {
-            logger.warn("Clustered job " + name + " does not fire on this instance: " + reason);
-        }
+        logger.warn("Clustered job " + name + " does not fire on this instance: " + reason);
         standby = reason;
-        pendingFire = null;
     }
 
     private String describe(JobStore.JobRow row) {
