@@ -9,6 +9,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
 
 /**
@@ -22,6 +24,8 @@ public class ReminderService {
     public record Reminder(UUID id, String message, Instant dueAt) {}
 
     private final DurableTasks tasks;
+    private static final Logger log = LoggerFactory.getLogger(ReminderService.class);
+
     private final ReminderHandler handler;
 
     ReminderService(DurableTasks tasks, ReminderHandler handler) {
@@ -34,6 +38,8 @@ public class ReminderService {
         Reminder reminder =
                 new Reminder(UUID.randomUUID(), message, Instant.now().plus(delay));
         tasks.schedule(ReminderHandler.NAME, reminder.id().toString(), reminder.dueAt(), message);
+        // with tracing on, this line and the reminder's own line later carry the same trace id
+        log.info("Scheduled reminder {} for {}", reminder.id(), reminder.dueAt());
         return reminder;
     }
 

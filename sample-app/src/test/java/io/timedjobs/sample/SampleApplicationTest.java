@@ -10,9 +10,14 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.env.Environment;
 
 /** The sample starts, its jobs run on the starter's threads, and its HTTP API and actuator answer. */
@@ -26,6 +31,7 @@ import org.springframework.core.env.Environment;
             "spring.datasource.url=jdbc:h2:mem:sample-application-test",
             "timed-jobs.cluster.poll-interval=100ms"
         })
+@ExtendWith(OutputCaptureExtension.class)
 class SampleApplicationTest {
 
     private static final Duration LONG = Duration.ofMillis(
@@ -90,6 +96,36 @@ class SampleApplicationTest {
         await().atMost(LONG).until(() -> reminders.firedCount() > firedBefore);
         await().atMost(LONG).until(() -> !get("/reminders").body().contains("stretch"));
         assertThat(get("/reminders").body()).contains("review the release");
+    }
+
+    /**
+     * With tracing on, a reminder's log line carries the trace id of the request that scheduled it:
+     * the durable run continues the request's trace.
+     */
+    @Test
+    void shouldLogTheReminderUnderTheTraceOfItsRequest(CapturedOutput output) throws Exception {
+        long firedBefore = reminders.firedCount();
+        HttpResponse<String> soon = post("/reminders", "{\"message\": \"traced\", \"delay\": \"PT0.1S\"}");
+        assertThat(soon.statusCode()).isEqualTo(201);
+        String id = soon.headers().firstValue("Location").orElseThrow().substring("/reminders/".length());
+
+        await().atMost(LONG)
+                .until(() ->
+                        reminders.firedCount() > firedBefore && output.getOut().contains("Reminder " + id));
+        String scheduled = traceIdOfLine(output.getOut(), "Scheduled reminder " + id);
+        String fired = traceIdOfLine(output.getOut(), "Reminder " + id);
+        assertThat(fired).isEqualTo(scheduled);
+    }
+
+    /** The 32-hex trace id in the log line that contains {@code text}. */
+    private static String traceIdOfLine(String log, String text) {
+        String line = log.lines()
+                .filter(candidate -> candidate.contains(text))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no log line with " + text));
+        Matcher traceId = Pattern.compile("\\b[0-9a-f]{32}\\b").matcher(line);
+        assertThat(traceId.find()).as("a trace id in: " + line).isTrue();
+        return traceId.group();
     }
 
     /** A reminder due in an hour fires now in a test, through the durable tasks' test support. */

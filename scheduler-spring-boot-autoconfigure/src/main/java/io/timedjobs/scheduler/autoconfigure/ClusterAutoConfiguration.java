@@ -200,6 +200,21 @@ public class ClusterAutoConfiguration {
                 System::nanoTime);
     }
 
+    /**
+     * Tags Spring's {@code tasks.scheduled.execution} observations with the clustered job and its
+     * nominal fire, when Micrometer's observation API is there; see {@link ClusteredRunObservationFilter}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.observation.ObservationFilter")
+    static class ClusteredRunObservationConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "timedJobsClusteredRunObservationFilter")
+        io.micrometer.observation.ObservationFilter timedJobsClusteredRunObservationFilter() {
+            return new ClusteredRunObservationFilter();
+        }
+    }
+
     /** Publishes the {@code scheduler.cluster.*} meters when Micrometer is there; see {@link ClusterMetrics}. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(MeterRegistry.class)

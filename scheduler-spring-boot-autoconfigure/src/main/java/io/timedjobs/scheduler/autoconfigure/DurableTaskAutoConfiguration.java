@@ -6,6 +6,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.durable.DurableExecutionObserver;
+import io.timedjobs.scheduler.jdbc.durable.DurableScheduleObserver;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskHandler;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskSettings;
@@ -68,6 +69,7 @@ public class DurableTaskAutoConfiguration {
             ListableBeanFactory beans,
             ObjectProvider<PayloadCodec> codec,
             ObjectProvider<DurableExecutionObserver> observer,
+            ObjectProvider<DurableScheduleObserver> scheduleObserver,
             ObjectProvider<PlatformTransactionManager> transactionManager) {
         @SuppressWarnings({"unchecked", "rawtypes"})
         Map<String, DurableTaskHandler<?>> handlers = (Map) beans.getBeansOfType(DurableTaskHandler.class);
@@ -79,6 +81,7 @@ public class DurableTaskAutoConfiguration {
                 .handlers(handlers)
                 .codec(codec.getIfAvailable(PayloadCodec::stringsOnly))
                 .observer(observer.getIfAvailable(DurableExecutionObserver::none))
+                .scheduleObserver(scheduleObserver.getIfAvailable(DurableScheduleObserver::none))
                 .transactionManager(transactions)
                 .settings(settings(properties))
                 .build();
@@ -139,7 +142,10 @@ public class DurableTaskAutoConfiguration {
         }
     }
 
-    /** Each durable execution inside an Observation, when Micrometer's observation API is in use. */
+    /**
+     * Each durable scheduling call and execution inside an Observation, when Micrometer's observation
+     * API is in use; with a tracer, the run's span continues the trace of the scheduling call.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
     static class Observed {
@@ -149,6 +155,13 @@ public class DurableTaskAutoConfiguration {
         @ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
         DurableExecutionObserver durableTaskObserver(ObservationRegistry registry) {
             return new ObservedDurableExecution(registry);
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
+        DurableScheduleObserver durableTaskScheduleObserver(ObservationRegistry registry) {
+            return new ObservedDurableSchedule(registry);
         }
     }
 

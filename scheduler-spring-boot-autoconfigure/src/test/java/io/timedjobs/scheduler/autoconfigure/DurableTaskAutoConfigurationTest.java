@@ -117,7 +117,8 @@ class DurableTaskAutoConfigurationTest {
             assertThat(reminders.ran.get(0).payload()).isEqualTo(new Reminder("ada", "tea"));
             assertThat(reminders.ran.get(0).id()).isEqualTo(id);
             assertThat(context.getBean(Observed.class).observed)
-                    .containsExactly(ObservedDurableExecution.NAME + " reminders");
+                    .containsExactly(
+                            ObservedDurableSchedule.NAME + " reminders", ObservedDurableExecution.NAME + " reminders");
         });
     }
 

@@ -45,6 +45,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     /** Nominal fire of the clustered run under way on this thread; see {@link #currentFire()}. */
     private static final ThreadLocal<Instant> CURRENT_FIRE = new ThreadLocal<>();
 
+    /** Name of the clustered job running on this thread; see {@link #currentJob()}. */
+    private static final ThreadLocal<String> CURRENT_JOB = new ThreadLocal<>();
+
     /** Everything the jobs of one instance share. */
     public record Context(
             JobStore store,
@@ -371,13 +374,20 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         return CURRENT_FIRE.get();
     }
 
+    /** Returns the name of the clustered job running on this thread, or null. */
+    public static @Nullable String currentJob() {
+        return CURRENT_JOB.get();
+    }
+
     /** Runs the task on this thread, with {@link #currentFire()} telling it which fire it runs. */
     protected final void runTask(Instant fire) {
         CURRENT_FIRE.set(fire);
+        CURRENT_JOB.set(name);
         try {
             task.run();
         } finally {
             CURRENT_FIRE.remove();
+            CURRENT_JOB.remove();
         }
     }
 

@@ -188,6 +188,14 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         return ClusteredJob.currentFire();
     }
 
+    /**
+     * Returns the name of the clustered job running on the calling thread (its {@code @JobName},
+     * or the name derived from bean and method), or null outside a clustered run.
+     */
+    public static @Nullable String currentJob() {
+        return ClusteredJob.currentJob();
+    }
+
     /** Returns the counters of this instance's clustered jobs. */
     public ClusterJobStats stats() {
         return stats;

@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
  * @param dueAt when to start it (a retry's backoff moves it past fireAt), on the database's clock
  * @param attempts how many times it was started before this claim
  * @param version the claim version that this claim set
+ * @param traceParent the W3C {@code traceparent} of the call that scheduled it, or null
  */
 record ClaimedTask(
         long id,
@@ -26,4 +27,5 @@ record ClaimedTask(
         Instant fireAt,
         Instant dueAt,
         int attempts,
-        long version) {}
+        long version,
+        @Nullable String traceParent) {}

@@ -90,9 +90,10 @@ public final class DurableTaskEngine {
             ClusterHeartbeat heartbeat,
             boolean ownsHeartbeat,
             DatabaseClock databaseClock,
-            OutageLog outages) {
+            OutageLog outages,
+            DurableScheduleObserver scheduleObserver) {
         this.store = store;
-        this.tasks = new DurableTasks(transactional, handlers, codec, clock, new LocalClaims() {
+        this.tasks = new DurableTasks(transactional, handlers, codec, clock, scheduleObserver, new LocalClaims() {
             @Override
             public void scheduled(long id, Instant due) {
                 claimAfterCommit(id, due);

@@ -29,6 +29,7 @@ public final class DurableTaskEngineBuilder {
     private final Map<String, DurableTaskHandler<?>> handlers = new LinkedHashMap<>();
     private PayloadCodec codec = PayloadCodec.stringsOnly();
     private DurableExecutionObserver observer = DurableExecutionObserver.none();
+    private DurableScheduleObserver scheduleObserver = DurableScheduleObserver.none();
     private DurableTaskSettings settings = DurableTaskSettings.defaults();
     private Clock clock = Clock.systemUTC();
     private @Nullable PlatformTransactionManager transactionManager;
@@ -67,6 +68,12 @@ public final class DurableTaskEngineBuilder {
     /** What wraps each execution (an Observation in the auto-configuration). */
     public DurableTaskEngineBuilder observer(DurableExecutionObserver observer) {
         this.observer = Objects.requireNonNull(observer, "observer");
+        return this;
+    }
+
+    /** What wraps each scheduling call and gives it the trace context to store (none by default). */
+    public DurableTaskEngineBuilder scheduleObserver(DurableScheduleObserver scheduleObserver) {
+        this.scheduleObserver = Objects.requireNonNull(scheduleObserver, "scheduleObserver");
         return this;
     }
 
@@ -154,6 +161,7 @@ public final class DurableTaskEngineBuilder {
                 beat,
                 owned,
                 timeSource,
-                outages);
+                outages,
+                scheduleObserver);
     }
 }

@@ -161,14 +161,14 @@ final class DurableTaskRunner {
                     claimed.schedule() != null);
             if (handler.runsInCompletionTransaction() && completionTransaction != null) {
                 completionTransaction.executeWithoutResult(status -> {
-                    invoke(handler, task);
+                    invoke(handler, task, claimed.traceParent());
                     if (!complete(claimed, transactionalStore, lapsesAtStart)) {
                         // refused: another instance owns the task now, so the handler's writes go too
                         status.setRollbackOnly();
                     }
                 });
             } else {
-                invoke(handler, task);
+                invoke(handler, task, claimed.traceParent());
                 record(claimed, () -> complete(claimed, store, lapsesAtStart));
             }
             completed.increment();
@@ -181,9 +181,9 @@ final class DurableTaskRunner {
         }
     }
 
-    private <T> void invoke(DurableTaskHandler<T> handler, DurableTask<T> task) {
+    private <T> void invoke(DurableTaskHandler<T> handler, DurableTask<T> task, @Nullable String traceParent) {
         try {
-            observer.observe(task, () -> handler.handle(task));
+            observer.observe(task, traceParent, () -> handler.handle(task));
         } catch (RuntimeException e) {
             throw e;
         } catch (Exception e) {

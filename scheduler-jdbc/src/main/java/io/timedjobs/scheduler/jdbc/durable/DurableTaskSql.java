@@ -26,7 +26,8 @@ import java.util.List;
 final class DurableTaskSql {
 
     static final String COLUMNS =
-            "id, handler, task_key, payload, schedule, fire_at, due_at, state, attempts, last_error, claimed_by, claim_version";
+            "id, handler, task_key, payload, schedule, fire_at, due_at, state, attempts, last_error, claimed_by, claim_version,"
+                    + " trace_parent";
 
     /** What a claim sets: the claimer, a new version and the lease. Binds: owner, lease millis. */
     private final String claimSet;
@@ -48,7 +49,7 @@ final class DurableTaskSql {
     /**
      * Inserts a task or replaces the one with the same (handler, key): payload, schedule and due time
      * are replaced, attempts and error cleared, any claim dropped, the version bumped; the id survives.
-     * Binds: handler, key, payload, schedule, fire_at, due_at. Returns: id.
+     * Binds: handler, key, payload, schedule, fire_at, due_at, trace_parent. Returns: id.
      */
     Upsert upsert() {
         return new Upsert(
@@ -62,7 +63,8 @@ final class DurableTaskSql {
                         new Column("payload", "CHARACTER LARGE OBJECT"),
                         new Column("schedule", "VARCHAR(200)"),
                         new Column("fire_at", "TIMESTAMP WITH TIME ZONE"),
-                        new Column("due_at", "TIMESTAMP WITH TIME ZONE")),
+                        new Column("due_at", "TIMESTAMP WITH TIME ZONE"),
+                        new Column("trace_parent", "VARCHAR(55)")),
                 List.of(
                         new Column("state", "'PENDING'"),
                         new Column("attempts", "0"),
@@ -153,10 +155,11 @@ final class DurableTaskSql {
     /**
      * The fenced completion of a recurring task: PENDING again at its next fire, keeping the error of
      * a fire that ran out of attempts. Binds: next fire (fire_at and due_at), error or null, id, version.
+     * The trace context of the call that scheduled it goes: only its first fire continues that trace.
      */
     String completeRecurring() {
         return "UPDATE " + table + " SET state = 'PENDING', fire_at = ?, due_at = ?, attempts = 0, last_error = ?,"
-                + " claimed_by = NULL, lease_until = NULL WHERE id = ? AND claim_version = ?";
+                + " claimed_by = NULL, lease_until = NULL, trace_parent = NULL WHERE id = ? AND claim_version = ?";
     }
 
     /**

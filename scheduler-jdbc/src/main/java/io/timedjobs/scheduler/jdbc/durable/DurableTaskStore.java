@@ -60,10 +60,24 @@ public final class DurableTaskStore {
         return new DurableTaskStore(database.jdbc(), database.dialect(), database.tables());
     }
 
-    /** Inserts or replaces a task; returns its id, which a replacement keeps. */
+    /** Inserts or replaces a task without a trace context; returns its id, which a replacement keeps. */
     long upsert(String handler, String key, @Nullable String payload, @Nullable String schedule, Instant due) {
+        return upsert(handler, key, payload, schedule, due, null);
+    }
+
+    /** Inserts or replaces a task; returns its id, which a replacement keeps. */
+    long upsert(
+            String handler,
+            String key,
+            @Nullable String payload,
+            @Nullable String schedule,
+            Instant due,
+            @Nullable String traceParent) {
         List<Long> ids = dialect.upsert(
-                jdbc, sql.upsert(), binds(handler, key, payload, schedule, due, due), (rs, row) -> rs.getLong(1));
+                jdbc,
+                sql.upsert(),
+                binds(handler, key, payload, schedule, due, due, traceParent),
+                (rs, row) -> rs.getLong(1));
         if (ids.size() != 1) {
             throw new IllegalStateException("Scheduling " + handler + "/" + key + " changed " + ids.size() + " rows");
         }
@@ -209,7 +223,8 @@ public final class DurableTaskStore {
                 instant(rs, "fire_at"),
                 instant(rs, "due_at"),
                 rs.getInt("attempts"),
-                rs.getLong("claim_version"));
+                rs.getLong("claim_version"),
+                rs.getString("trace_parent"));
     }
 
     private static DurableTaskInfo info(ResultSet rs, int row) throws SQLException {

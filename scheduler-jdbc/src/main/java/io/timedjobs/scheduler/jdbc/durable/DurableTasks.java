@@ -45,18 +45,21 @@ public final class DurableTasks {
     private final PayloadCheck payloads;
     private final Clock clock;
     private final LocalClaims localClaims;
+    private final DurableScheduleObserver observer;
 
     DurableTasks(
             DurableTaskStore store,
             Map<String, DurableTaskHandler<?>> handlers,
             PayloadCodec codec,
             Clock clock,
+            DurableScheduleObserver observer,
             LocalClaims localClaims) {
         this.store = store;
         this.handlers = Map.copyOf(handlers);
         this.payloads = new PayloadCheck(codec);
         this.clock = clock;
         this.localClaims = localClaims;
+        this.observer = observer;
     }
 
     /**
@@ -166,13 +169,15 @@ public final class DurableTasks {
         checkHandler(handler);
         checkKey(key);
         String text = payloads.encode(handler, key, handlers.get(handler), payload);
-        try {
-            long id = store.upsert(handler, key, text, schedule, due);
-            localClaims.scheduled(id, due);
-            return id;
-        } catch (DataAccessException e) {
-            throw failure("schedule", handler, key, e);
-        }
+        return observer.observe(handler, key, traceParent -> {
+            try {
+                long id = store.upsert(handler, key, text, schedule, due, TraceParent.orNull(traceParent));
+                localClaims.scheduled(id, due);
+                return id;
+            } catch (DataAccessException e) {
+                throw failure("schedule", handler, key, e);
+            }
+        });
     }
 
     private void checkHandler(String handler) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -25,7 +26,7 @@ import org.springframework.jdbc.datasource.init.ScriptUtils;
  */
 class SchemaUpgradeTest {
 
-    /** Pending and claimed durable tasks, job rows of each kind and fires survive the upgrade to version 2. */
+    /** Pending and claimed durable tasks, job rows of each kind and fires survive the upgrade to the current version. */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)
     void shouldUpgradeAVersion1DatabaseWithNothingLost(TestDatabases.Kind kind) throws Exception {
@@ -63,7 +64,9 @@ class SchemaUpgradeTest {
         new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
 
         assertThat(jdbc.queryForList("SELECT version FROM timed_jobs_schema_version ORDER BY version", Integer.class))
-                .containsExactly(1, 2);
+                .containsExactlyElementsOf(IntStream.rangeClosed(1, SchemaMigration.CURRENT)
+                        .boxed()
+                        .toList());
         assertThat(jdbc.queryForObject("SELECT script FROM timed_jobs_schema_version WHERE version = 1", String.class))
                 .contains("found in place");
         assertThat(project(rows(jdbc, "timed_jobs_jobs", "job_name"), jobsBefore))
@@ -78,12 +81,15 @@ class SchemaUpgradeTest {
                 .containsOnlyNulls();
         assertThat(jdbc.queryForList("SELECT fenced FROM timed_jobs_jobs", Boolean.class))
                 .containsOnly(false);
+        assertThat(jdbc.queryForList("SELECT trace_parent FROM timed_jobs_tasks", String.class))
+                .as("tasks scheduled before version 3 carry no trace context")
+                .containsOnlyNulls();
 
         new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
         new SchemaInitializer(database).initialize(SchemaInitializer.Mode.NEVER);
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM timed_jobs_schema_version", Integer.class))
                 .as("a current schema runs nothing again")
-                .isEqualTo(2);
+                .isEqualTo(SchemaMigration.CURRENT);
     }
 
     private static List<Map<String, Object>> rows(JdbcTemplate jdbc, String table, String orderBy) {
