@@ -45,7 +45,8 @@ public final class DurableTaskStore {
         this(new JdbcTemplate(dataSource), dialect, tables);
     }
 
-    private DurableTaskStore(JdbcTemplate jdbc, JdbcDialect dialect, TableNames tables) {
+    /** On a given template: the engine's bounded one, or a test's that explains instead of running. */
+    DurableTaskStore(JdbcTemplate jdbc, JdbcDialect dialect, TableNames tables) {
         this.jdbc = jdbc;
         this.dialect = dialect;
         this.sql = new DurableTaskSql(dialect, tables);

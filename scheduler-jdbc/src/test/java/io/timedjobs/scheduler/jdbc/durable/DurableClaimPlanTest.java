@@ -1,0 +1,113 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementSetter;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+
+/**
+ * The claims keep their cost flat however many tasks are pending: on a PostgreSQL table large
+ * enough (200,000 rows) that the planner weighs an index against a sequential scan, the plans of
+ * the due claim and the rescue claim read the (state, due_at) index, not the whole table. Without
+ * that index the same check sees the sequential scan, which proves it can fail.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DurableClaimPlanTest {
+
+    private static final int PENDING = 200_000;
+    private static final String INDEX = "timed_jobs_tasks_state_due";
+
+    private DataSource dataSource;
+    private ClusterDatabase database;
+
+    @BeforeAll
+    void fill() {
+        dataSource = TestDatabases.newPostgres();
+        database = DurableTestSupport.database(dataSource);
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        // most tasks wait days ahead, as in a system with a long backlog; a few are due, a few claimed
+        jdbc.update("INSERT INTO timed_jobs_tasks (handler, task_key, payload, schedule, fire_at, due_at, state,"
+                + " attempts, claimed_by, claim_version, lease_until, created_at)"
+                + " SELECT CASE WHEN i % 2 = 0 THEN 'mail' ELSE 'sms' END, 'k' || i, NULL, NULL,"
+                + " now() + (i || ' seconds')::interval, now() + (i || ' seconds')::interval,"
+                + " CASE WHEN i % 10000 = 0 THEN 'CLAIMED' ELSE 'PENDING' END, 0,"
+                + " CASE WHEN i % 10000 = 0 THEN 'gone' END, 0,"
+                + " CASE WHEN i % 10000 = 0 THEN now() - interval '1 minute' END, now()"
+                + " FROM generate_series(1, " + PENDING + ") AS i");
+        jdbc.update("INSERT INTO timed_jobs_tasks (handler, task_key, fire_at, due_at, state, attempts, claim_version,"
+                + " created_at) SELECT 'mail', 'due' || i, now(), now(), 'PENDING', 0, 0, now()"
+                + " FROM generate_series(1, 50) AS i");
+        jdbc.execute("ANALYZE timed_jobs_tasks");
+    }
+
+    @Test
+    void shouldClaimDueTasksThroughTheIndex() {
+        String plan = explain(store ->
+                store.claimDue("me", Duration.ofSeconds(1), Duration.ofSeconds(30), List.of("mail", "sms"), 200));
+
+        assertThat(plan).as(plan).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
+    }
+
+    @Test
+    void shouldRescueExpiredClaimsThroughTheIndex() {
+        String plan = explain(store -> store.claimExpired("me", Duration.ofSeconds(30), List.of("mail", "sms"), 200));
+
+        assertThat(plan).as(plan).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
+    }
+
+    /** The check above fails when the index is missing: the planner then reads the whole table. */
+    @Test
+    void shouldSeeTheWholeTableReadWithoutTheIndex() throws SQLException {
+        // the index is dropped in a transaction that rolls back: PostgreSQL's DDL is transactional
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try {
+                JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
+                jdbc.execute("DROP INDEX " + INDEX);
+                String plan = explain(
+                        jdbc,
+                        store -> store.claimDue(
+                                "me", Duration.ofSeconds(1), Duration.ofSeconds(30), List.of("mail", "sms"), 200));
+                assertThat(plan).as(plan).doesNotContain(INDEX).contains("Seq Scan on timed_jobs_tasks");
+            } finally {
+                connection.rollback();
+            }
+        }
+    }
+
+    private String explain(Consumer<DurableTaskStore> claim) {
+        return explain(new JdbcTemplate(dataSource), claim);
+    }
+
+    /**
+     * Runs {@code claim} on a store whose statements are explained instead of run, and returns the
+     * plan. {@code jdbc} is used as given, so a caller may hold it in a transaction on one connection.
+     */
+    private String explain(JdbcTemplate jdbc, Consumer<DurableTaskStore> claim) {
+        List<String> plan = new ArrayList<>();
+        JdbcTemplate explaining = new JdbcTemplate(jdbc.getDataSource()) {
+            @Override
+            public <T> List<T> query(String sql, PreparedStatementSetter binds, RowMapper<T> rows) {
+                plan.addAll(super.query("EXPLAIN " + sql, binds, (rs, row) -> rs.getString(1)));
+                return List.of();
+            }
+        };
+        claim.accept(new DurableTaskStore(explaining, database.dialect(), database.tables()));
+        assertThat(plan).as("the claim ran one statement").isNotEmpty();
+        return String.join("\n", plan);
+    }
+}
