@@ -16,8 +16,9 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
- * CLUSTER-DRAIN and CLUSTER-SPREAD: durable schedulers with {@value #INSTANCES} instances each on one
- * embedded PostgreSQL, side by side in one run.
+ * CLUSTER-DRAIN and CLUSTER-SPREAD: durable schedulers with several instances each (4 by default;
+ * {@code -Dbench.clusterInstances=4,8,16} runs each count in turn) on one embedded PostgreSQL,
+ * side by side in one run. The instances of a peer share its JVM, each with a pool of its own.
  *
  * <ul>
  *   <li>DRAIN: {@code bench.clusterTasks} (50k) tasks all due at one instant, scheduled just before
@@ -37,7 +38,9 @@ import javax.sql.DataSource;
  */
 public final class ClusterBench {
 
+    /** Instances per peer when {@code bench.clusterInstances} is not set. */
     static final int INSTANCES = 4;
+
     static final int POOL_SIZE = 12;
 
     private ClusterBench() {}
@@ -55,22 +58,27 @@ public final class ClusterBench {
         int tasks = Sizes.size("clusterTasks", 50_000);
         long spreadMillis = Sizes.millis("clusterSpread", 60_000);
         List<Supplier<ClusterPeer>> peers = peers();
+        int[] instanceCounts = instanceCounts();
         System.out.printf(
-                "# CLUSTER %s: %d tasks, %d instances, spread over %d ms, %d rounds, JDK %s%n",
-                scenarios, tasks, INSTANCES, spreadMillis, rounds, Runtime.version());
+                "# CLUSTER %s: %d tasks, %s instances, spread over %d ms, %d rounds, JDK %s%n",
+                scenarios, tasks, Arrays.toString(instanceCounts), spreadMillis, rounds, Runtime.version());
 
         Map<String, Map<String, List<double[]>>> results = new LinkedHashMap<>();
         try (BenchDatabase database = new BenchDatabase()) {
             for (int round = 0; round < rounds; round++) {
-                for (String scenario : scenarios) {
-                    for (int p = 0; p < peers.size(); p++) {
-                        ClusterPeer peer = peers.get((p + round) % peers.size()).get();
-                        double[] r = run(database, peer, scenario, tasks, spreadMillis);
-                        results.computeIfAbsent(scenario, k -> new LinkedHashMap<>())
-                                .computeIfAbsent(peer.name(), k -> new ArrayList<>())
-                                .add(r);
-                        System.out.printf(
-                                Locale.ROOT, "round %d %-6s %-28s %s%n", round + 1, scenario, peer.name(), format(r));
+                for (int instances : instanceCounts) {
+                    for (String scenario : scenarios) {
+                        String label = instanceCounts.length == 1 ? scenario : scenario + " x" + instances;
+                        for (int p = 0; p < peers.size(); p++) {
+                            ClusterPeer peer =
+                                    peers.get((p + round) % peers.size()).get();
+                            double[] r = run(database, peer, scenario, tasks, spreadMillis, instances);
+                            results.computeIfAbsent(label, k -> new LinkedHashMap<>())
+                                    .computeIfAbsent(peer.name(), k -> new ArrayList<>())
+                                    .add(r);
+                            System.out.printf(
+                                    Locale.ROOT, "round %d %-9s %-28s %s%n", round + 1, label, peer.name(), format(r));
+                        }
                     }
                 }
             }
@@ -109,17 +117,39 @@ public final class ClusterBench {
     }
 
     /**
+     * Connections per instance: {@value #POOL_SIZE}, fewer with many instances so that all of them
+     * stay within the server's 200 connections (16 instances get 11 each).
+     */
+    static int poolSize(int instances) {
+        return Math.max(2, Math.min(POOL_SIZE, 180 / instances));
+    }
+
+    /** The instance counts to run, from {@code bench.clusterInstances} (a comma-separated list). */
+    static int[] instanceCounts() {
+        String counts = System.getProperty("bench.clusterInstances", Integer.toString(INSTANCES));
+        int[] parsed = Arrays.stream(counts.split(","))
+                .map(String::trim)
+                .mapToInt(Integer::parseInt)
+                .toArray();
+        if (parsed.length == 0 || Arrays.stream(parsed).anyMatch(count -> count < 1)) {
+            throw new IllegalArgumentException("bench.clusterInstances needs counts of at least 1, got " + counts);
+        }
+        return parsed;
+    }
+
+    /**
      * One scenario on one peer. Returns {rate from due, rate first to last, p50 ms, p99 ms, max ms,
      * early starts, earliest start in ms (negative: early), commits per execution, duplicates, lost}.
      */
-    static double[] run(BenchDatabase database, ClusterPeer peer, String scenario, int tasks, long spreadMillis)
+    static double[] run(
+            BenchDatabase database, ClusterPeer peer, String scenario, int tasks, long spreadMillis, int instances)
             throws Exception {
         boolean drain = scenario.equals("drain");
         Instant[] due = new Instant[tasks];
         Executions executions = new Executions(due);
         List<DataSource> pools = new ArrayList<>();
-        for (int i = 0; i < INSTANCES; i++) {
-            pools.add(database.pool("instance-" + i, POOL_SIZE));
+        for (int i = 0; i < instances; i++) {
+            pools.add(database.pool("instance-" + i, poolSize(instances)));
         }
         long commitsBefore = database.commits();
         try {
