@@ -115,7 +115,7 @@ public final class DurableTaskEngineBuilder {
                     database.tables(),
                     instanceName,
                     settings.lease(),
-                    settings.pollInterval(),
+                    ClusterInstance.beatInterval(settings.lease(), settings.pollInterval()),
                     Sleeper.system());
             beat = new ClusterHeartbeat(
                     instance,
