@@ -23,9 +23,10 @@ import org.springframework.jdbc.core.JdbcOperations;
  *
  * <p>An instance is alive while its heartbeat is younger than the lease: claims and run leases
  * held by an instance that is not alive may be taken over by the others. An instance beats every
- * {@linkplain #beatInterval() beat interval}: the auto-configuration makes it a third of the lease
- * (never shorter than the poll interval, see {@link #beatInterval(Duration, Duration)}), so that
- * two lost beats in a row still leave it alive. Rows of instances dead for ten
+ * {@linkplain #beatInterval() beat interval}: the auto-configuration makes it half the lease
+ * (never shorter than the poll interval, see {@link #beatInterval(Duration, Duration)}). A beat
+ * that fails is tried again at every poll, so an instance counts as dead once it is paused or cut
+ * off from the database for about half its lease. Rows of instances dead for ten
  * leases are pruned by whoever {@linkplain #pruneDead() prunes} next (the heartbeat, every few
  * leases).
  *
@@ -40,8 +41,8 @@ public final class ClusterInstance {
     /** How many poll (beat) intervals a row left under this name is watched before it is taken over. */
     private static final int WATCHED_POLLS = 2;
 
-    /** How many beats fit in a lease: an instance beats every third of its lease. */
-    private static final int BEATS_PER_LEASE = 3;
+    /** How many beats fit in a lease: an instance beats every half of its lease. */
+    private static final int BEATS_PER_LEASE = 2;
 
     /** How many leases an instance row outlives its last heartbeat before it is pruned. */
     private static final int PRUNE_AFTER_LEASES = 10;
@@ -278,6 +279,25 @@ public final class ClusterInstance {
         }
     }
 
+    /**
+     * {@link #beat()} with the database's time read back by the same statement as a measurement of
+     * {@code clock}, where the dialect allows (PostgreSQL); returns whether it measured. Elsewhere
+     * it only beats and returns false: the caller measures the clock on its own.
+     */
+    public boolean beatMeasuring(DatabaseClock clock) {
+        String returning = sql.heartbeatReturningNow();
+        if (returning == null) {
+            beat();
+            return false;
+        }
+        if (!clock.measure(returning, name)) {
+            // pruned while this process ran (it was silent for ten leases): its own row again, no watch
+            dialect.insertIfAbsent(jdbc, sql.register(), name);
+            return false;
+        }
+        return true;
+    }
+
     /** Removes the rows of instances dead for ten leases; returns how many. */
     public int pruneDead() {
         return jdbc.update(sql.pruneDead(), -lease.toMillis() * PRUNE_AFTER_LEASES);
@@ -292,9 +312,10 @@ public final class ClusterInstance {
     }
 
     /**
-     * Returns the beat interval for a lease and a poll interval: a third of the lease, so that a
-     * beat or two may fail or come late without the instance counting as dead, but never shorter
-     * than the poll interval (the heartbeat's poll wakes up no more often).
+     * Returns the beat interval for a lease and a poll interval: half the lease, so that a beat may
+     * fail or come late by up to half the lease (it is tried again at every poll) without the
+     * instance counting as dead, but never shorter than the poll interval (the heartbeat's poll
+     * wakes up no more often).
      */
     public static Duration beatInterval(Duration lease, Duration pollInterval) {
         Duration third = lease.dividedBy(BEATS_PER_LEASE);

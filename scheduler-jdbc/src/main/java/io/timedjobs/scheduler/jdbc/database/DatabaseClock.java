@@ -1,8 +1,10 @@
 package io.timedjobs.scheduler.jdbc.database;
 
 import io.timedjobs.scheduler.Ticker;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -91,7 +93,26 @@ public final class DatabaseClock {
      * Throws what the database throws; the previous measurement stays in use meanwhile.
      */
     public synchronized Measurement measure() {
-        Sample newest = measureOnce();
+        return use(Objects.requireNonNull(measureOnce(dialect.clockQuery()), "the clock query returned no row"));
+    }
+
+    /**
+     * Runs {@code query}, a statement whose one column is the database's time (an update returning
+     * it, such as the heartbeat's), as one measurement: in a transaction of its own, so that the
+     * round trip timed is the statement's and not its commit's. Returns whether it returned a row
+     * (and so measured); without a row the measurement in use stays. Throws what the database
+     * throws.
+     */
+    public synchronized boolean measure(String query, Object... binds) {
+        Sample sample = measureOnce(query, binds);
+        if (sample == null) {
+            return false;
+        }
+        use(sample);
+        return true;
+    }
+
+    private Measurement use(Sample newest) {
         recent[nextSlot] = newest;
         nextSlot = (nextSlot + 1) % RECENT;
         long now = newest.tickerNanos();
@@ -130,27 +151,55 @@ public final class DatabaseClock {
         }
     }
 
-    private Sample measureOnce() {
+    private @Nullable Sample measureOnce(String query, Object... binds) {
         // Timed on a connection already open, so that opening one does not count as round trip.
-        Sample next = Objects.requireNonNull(jdbc.execute((ConnectionCallback<Sample>) connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(dialect.clockQuery())) {
-                long startNanos = ticker.read();
-                Instant localStart = localClock.instant();
-                Instant databaseTime;
-                try (ResultSet result = statement.executeQuery()) {
-                    result.next();
-                    databaseTime = result.getObject(1, OffsetDateTime.class).toInstant();
-                }
-                long roundTripNanos = ticker.read() - startNanos;
-                Instant localMiddle = localStart.plusNanos(roundTripNanos / 2);
-                Duration error =
-                        Duration.ofNanos(roundTripNanos - roundTripNanos / 2).plus(RESOLUTION);
-                return new Sample(
-                        new Measurement(Duration.between(localMiddle, databaseTime), error, localMiddle),
-                        startNanos + roundTripNanos / 2);
+        return jdbc.execute((ConnectionCallback<@Nullable Sample>) connection -> {
+            // An update runs in a transaction of its own: its commit (a log flush) is not timed.
+            boolean switched = binds.length > 0 && connection.getAutoCommit();
+            if (switched) {
+                connection.setAutoCommit(false);
             }
-        }));
-        return next;
+            try {
+                Sample sample = timed(connection, query, binds);
+                if (switched) {
+                    connection.commit();
+                }
+                return sample;
+            } catch (SQLException | RuntimeException e) {
+                if (switched) {
+                    connection.rollback();
+                }
+                throw e;
+            } finally {
+                if (switched) {
+                    connection.setAutoCommit(true);
+                }
+            }
+        });
+    }
+
+    private @Nullable Sample timed(Connection connection, String query, Object... binds) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(query)) {
+            for (int i = 0; i < binds.length; i++) {
+                statement.setObject(i + 1, binds[i]);
+            }
+            long startNanos = ticker.read();
+            Instant localStart = localClock.instant();
+            Instant databaseTime;
+            try (ResultSet result = statement.executeQuery()) {
+                if (!result.next()) {
+                    return null;
+                }
+                databaseTime = result.getObject(1, OffsetDateTime.class).toInstant();
+            }
+            long roundTripNanos = ticker.read() - startNanos;
+            Instant localMiddle = localStart.plusNanos(roundTripNanos / 2);
+            Duration error =
+                    Duration.ofNanos(roundTripNanos - roundTripNanos / 2).plus(RESOLUTION);
+            return new Sample(
+                    new Measurement(Duration.between(localMiddle, databaseTime), error, localMiddle),
+                    startNanos + roundTripNanos / 2);
+        }
     }
 
     /** Returns the measurement in use, or null before the first. */
