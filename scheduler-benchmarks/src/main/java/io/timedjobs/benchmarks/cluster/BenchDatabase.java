@@ -22,9 +22,52 @@ final class BenchDatabase implements AutoCloseable {
     private final List<HikariDataSource> pools = new ArrayList<>();
 
     BenchDatabase() throws IOException {
-        postgres = EmbeddedPostgres.builder()
-                .setServerConfig("max_connections", "200")
-                .start();
+        this(false);
+    }
+
+    /**
+     * @param statementStats whether to load {@code pg_stat_statements} (plain statements only, no
+     *     utility ones), read by {@link #statementStats()}
+     */
+    BenchDatabase(boolean statementStats) throws IOException {
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setServerConfig("max_connections", "200");
+        if (statementStats) {
+            builder.setServerConfig("shared_preload_libraries", "pg_stat_statements")
+                    .setServerConfig("pg_stat_statements.track_utility", "off");
+        }
+        postgres = builder.start();
+        if (statementStats) {
+            try (Connection c = postgres.getPostgresDatabase().getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute("create extension if not exists pg_stat_statements");
+            } catch (SQLException e) {
+                throw new IOException("pg_stat_statements did not load", e);
+            }
+        }
+    }
+
+    /** Forgets what {@code pg_stat_statements} counted so far. */
+    void resetStatementStats() throws SQLException {
+        try (Connection c = postgres.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("select pg_stat_statements_reset()");
+        }
+    }
+
+    /**
+     * Statements {@code pg_stat_statements} counted since its last reset, those reading or resetting
+     * it left out; NaN when it is not loaded.
+     */
+    double statementStats() {
+        try (Connection c = postgres.getPostgresDatabase().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("select coalesce(sum(calls), 0) from pg_stat_statements"
+                        + " where query not ilike '%pg_stat_statements%'")) {
+            r.next();
+            return r.getLong(1);
+        } catch (SQLException e) {
+            return Double.NaN;
+        }
     }
 
     /** A fresh pool of {@code size} connections for one instance; closed by {@link #closePools}. */

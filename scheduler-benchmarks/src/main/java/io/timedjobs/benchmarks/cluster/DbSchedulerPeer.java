@@ -20,7 +20,7 @@ import javax.sql.DataSource;
 final class DbSchedulerPeer implements ClusterPeer {
 
     /** Its PostgreSQL table, as its documentation gives it. */
-    private static final String TABLE = """
+    static final String TABLE = """
             create table scheduled_tasks (
               task_name text not null,
               task_instance text not null,

@@ -135,7 +135,8 @@ public class ClusterAutoConfiguration {
                 database.tables(),
                 name != null ? name : ClusterInstance.defaultName(),
                 cluster.getLease(),
-                cluster.getPollInterval(),
+                // the heartbeat beats every third of the lease, not every poll
+                ClusterInstance.beatInterval(cluster.getLease(), cluster.getPollInterval()),
                 Sleeper.system());
     }
 

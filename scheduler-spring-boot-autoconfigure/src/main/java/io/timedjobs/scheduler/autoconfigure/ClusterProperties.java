@@ -33,14 +33,16 @@ public class ClusterProperties {
     private Duration lookahead = Duration.ofSeconds(5);
 
     /**
-     * How often an instance renews its heartbeat, measures the database clock and looks for
-     * work and expired leases.
+     * How often an instance looks for work and expired leases (durable tasks, when it has a
+     * handler) and tries again a failed heartbeat. The heartbeat itself is sent every half lease
+     * (never more often than this), and the database clock is measured with it.
      */
     private Duration pollInterval = Duration.ofSeconds(1);
 
     /**
      * How long an instance counts as alive after its last heartbeat: claims and run leases of an
-     * instance silent for longer are taken over by the others.
+     * instance silent for longer are taken over by the others. Heartbeats go every half lease, so
+     * an instance paused or cut off from the database for about half of it may be taken over.
      */
     private Duration lease = Duration.ofSeconds(30);
 

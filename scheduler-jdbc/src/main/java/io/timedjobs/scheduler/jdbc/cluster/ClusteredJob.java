@@ -289,10 +289,11 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         long start = System.nanoTime();
         try {
             liftFenceIfDue();
-            if (!store.recordFire(name, key(), fire, context.fireHorizon())) {
+            JobStore.FireAttempt attempt = store.recordFireOrRead(name, key(), fire, context.fireHorizon());
+            if (!attempt.recorded()) {
                 stats.claimed(System.nanoTime() - start);
                 context.outages().succeeded();
-                stats.skipped(name, whyNotRecorded(fire));
+                stats.skipped(name, attempt.known() ? whyNotRecorded(fire, attempt) : whyNotRecorded(fire));
                 return;
             }
             JobStore.Lease lease = store.acquireLease(name, context.maxRunTime());
@@ -338,6 +339,20 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             return SkipReason.SUPERSEDED;
         }
         return row != null && row.paused() ? SkipReason.PAUSED : SkipReason.LOST;
+    }
+
+    /**
+     * {@link #whyNotRecorded(Instant)} from what the statement that lost read of the job's row: no
+     * read of its own, but for a fire of another definition (then the row is read once to stand by).
+     */
+    private SkipReason whyNotRecorded(Instant fire, JobStore.FireAttempt attempt) {
+        if (fire.isBefore(context.clock().now().minus(context.fireHorizon()))) {
+            return SkipReason.HORIZON;
+        }
+        if (attempt.definitionKey() != null && !key().equals(attempt.definitionKey())) {
+            return whyNotRecorded(fire);
+        }
+        return attempt.paused() ? SkipReason.PAUSED : SkipReason.LOST;
     }
 
     /**

@@ -40,10 +40,12 @@ import org.springframework.scheduling.config.TriggerTask;
  * scheduled. It puts a {@link ClusteredTaskScheduler} in front of the registrar's scheduler, which
  * replaces each clustered cron, fixed-rate and fixed-delay task by a {@link ClusteredJob}, and logs
  * one INFO line listing the clustered jobs and the local ones. It runs last among configurers, so
- * that it wraps whatever scheduler they chose. Each poll of the {@link ClusterHeartbeat} prunes
- * fire records older than twice the horizon, and thereby ends a known outage: while one is known
- * (a database call of a job failed, and no poll succeeded since), fires are skipped without
- * touching the database.
+ * that it wraps whatever scheduler they chose. Once clustered jobs exist, a poll of the {@link
+ * ClusterHeartbeat} prunes fire records older than twice the horizon, once per horizon (records
+ * only need to outlive it; an application without clustered jobs never prunes), and a prune that
+ * goes through ends a known outage: while one is known (a database call of a job failed, and no
+ * poll succeeded since), fires are skipped without touching the database, and every poll prunes
+ * to find the database back.
  */
 public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAware, Ordered {
 
@@ -59,6 +61,11 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
     private Set<String> localJobs = Set.of();
     private Predicate<String> clusteredQualifier = String::isEmpty;
     private @Nullable ConfigurableListableBeanFactory beanFactory;
+
+    /** Whether fires were pruned yet, and when last (System.nanoTime()); the heartbeat's poll thread only. */
+    private boolean pruned;
+
+    private long lastPruneNanos;
 
     /**
      * @param pollInterval how often an instance looks again when it has no fire to try
@@ -77,9 +84,17 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         this.context = new ClusteredJob.Context(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon);
         Duration keep = fireHorizon.multipliedBy(2);
         this.firesKept = keep;
+        long pruneEveryNanos = fireHorizon.toNanos();
         heartbeat.addPollAction(() -> {
-            store.pruneFires(keep);
+            long now = System.nanoTime();
             // While an outage is known, fires skip the database: this poll is what finds it back.
+            boolean due = outages.inOutage() || !pruned || now - lastPruneNanos >= pruneEveryNanos;
+            if (jobs.isEmpty() || !due) {
+                return;
+            }
+            store.pruneFires(keep);
+            pruned = true;
+            lastPruneNanos = now;
             outages.succeeded();
         });
         heartbeat.addHoldings(() -> {

@@ -185,6 +185,27 @@ final class JobSql {
     }
 
     /**
+     * {@link #recordFire()} folded with the read of the job's row that tells a loser why it lost,
+     * in one statement, for dialects with data-modifying {@code WITH} ({@link
+     * JdbcDialect#foldsInsertWithRead()}): one row, whether this caller recorded the fire
+     * ({@code recorded}, 0 or 1) and the job's {@code definition_key} and {@code paused} as the
+     * insert saw them (null without a row). Binds: job, job, fire, instance, fire, minus horizon
+     * millis, fire, horizon millis, definition key.
+     */
+    String recordFireOrRead() {
+        return "WITH job AS (SELECT definition_key, " + PAUSED + " AS paused FROM " + jobs + " WHERE job_name = ?),"
+                + " recorded AS (INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
+                + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
+                + " CAST(? AS VARCHAR(200)), " + now
+                + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
+                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
+                + " AND EXISTS (SELECT 1 FROM job WHERE definition_key = ? AND NOT paused)"
+                + " ON CONFLICT DO NOTHING RETURNING 1)"
+                + " SELECT (SELECT COUNT(*) FROM recorded) AS recorded,"
+                + " (SELECT definition_key FROM job) AS definition_key, (SELECT paused FROM job) AS paused";
+    }
+
+    /**
      * Takes a run lease that is free or held under the taker's own name (a leftover of its crash).
      * Binds: instance, max run millis, job, instance.
      */

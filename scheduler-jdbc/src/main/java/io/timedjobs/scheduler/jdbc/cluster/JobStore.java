@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
@@ -260,6 +261,43 @@ public final class JobStore {
                         job,
                         definitionKey)
                 == 1;
+    }
+
+    /**
+     * What {@link #recordFireOrRead} found: whether this instance recorded the fire and, when it did
+     * not and the database told in the same statement, the job's definition and pause as that
+     * statement saw them ({@code known} false when the dialect cannot fold the read: the caller
+     * reads the row itself).
+     */
+    record FireAttempt(
+            boolean recorded, boolean known, @Nullable String definitionKey, boolean paused) {}
+
+    /**
+     * {@link #recordFire}, and on a database that can fold it into the same statement, the read of
+     * the job's row that tells a loser why: no statement of its own only to label the skip.
+     */
+    FireAttempt recordFireOrRead(String job, String definitionKey, Instant fireAt, Duration horizon) {
+        if (!dialect.foldsInsertWithRead()) {
+            return new FireAttempt(recordFire(job, definitionKey, fireAt, horizon), false, null, false);
+        }
+        Object at = JdbcDialect.bind(fireAt);
+        long horizonMillis = horizon.toMillis();
+        return Objects.requireNonNull(jdbc.query(
+                sql.recordFireOrRead(),
+                rs -> {
+                    rs.next();
+                    String key = rs.getString("definition_key");
+                    return new FireAttempt(rs.getLong("recorded") == 1, true, key, rs.getBoolean("paused"));
+                },
+                job,
+                job,
+                at,
+                instance.name(),
+                at,
+                -horizonMillis,
+                at,
+                horizonMillis,
+                definitionKey));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.database;
 
+import io.timedjobs.scheduler.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,9 +17,17 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Not API: used by the auto-configuration and durable tasks. Spring lifecycle bean, thread-safe:
- * keeps this instance registered while the application runs. On its own daemon thread, every poll
- * interval, it measures the {@link DatabaseClock}, renews the {@link ClusterInstance}'s heartbeat,
- * then runs the poll actions others added.
+ * keeps this instance registered while the application runs. On its own daemon thread it wakes
+ * every poll interval and runs the poll actions others added; it sends the {@link
+ * ClusterInstance}'s heartbeat only every {@linkplain ClusterInstance#beatInterval() beat interval}
+ * (half the lease, as the auto-configuration sets it), measures the {@link DatabaseClock} with
+ * each beat where the database returns its time from the heartbeat's update (PostgreSQL), else in
+ * a statement of its own every {@value #CLOCK_EVERY_BEATS} beats (the clock's error widens by the
+ * assumed drift in between), and prunes the rows of dead instances every {@value
+ * #PRUNE_EVERY_LEASES} leases. So an instance with nothing else to do sends its database about 4.4
+ * statements a minute at the default 30 s lease on PostgreSQL (6.4 elsewhere), whatever the poll
+ * interval.
+ * After a failed call it tries again at every poll, until one goes through.
  *
  * <p>It notices when this instance fell silent for longer than its lease: the process was paused
  * (SIGSTOP, a long garbage collection, a frozen virtual machine) or its database calls failed that
@@ -38,15 +47,31 @@ public final class ClusterHeartbeat implements SmartLifecycle {
     /** Phase: before the schedulers' ({@code Integer.MAX_VALUE / 2}) on start, after them on stop. */
     public static final int PHASE = Integer.MAX_VALUE / 2 - 1024;
 
+    /** The clock is measured with every this many beats: twice a lease at the default pace. */
+    static final int CLOCK_EVERY_BEATS = 2;
+
+    /** Dead instances' rows (dead for ten leases) are pruned every this many leases. */
+    static final int PRUNE_EVERY_LEASES = 5;
+
     private final ClusterInstance instance;
     private final DatabaseClock clock;
     private final OutageLog outages;
     private final Duration pollInterval;
     private final List<Runnable> pollActions = new CopyOnWriteArrayList<>();
     private final List<Supplier<String>> holdings = new CopyOnWriteArrayList<>();
+    private final Ticker ticker;
 
-    /** System.nanoTime() at which the last successful heartbeat was sent; poll thread only. */
+    /** Ticker reading at which the last successful heartbeat was sent; poll thread only. */
     private long lastBeatNanos;
+
+    /** Beats since the clock was last measured; poll thread only. */
+    private int beatsSinceClock;
+
+    /** Ticker reading at which dead rows were last pruned; poll thread only. */
+    private long lastPruneNanos;
+
+    /** Whether the last heartbeat, measurement or prune failed; poll thread only. */
+    private boolean lastFailed;
 
     /** Whether a beat succeeded yet; poll thread only. */
     private boolean beaten;
@@ -61,10 +86,20 @@ public final class ClusterHeartbeat implements SmartLifecycle {
     private volatile boolean registered;
 
     public ClusterHeartbeat(ClusterInstance instance, DatabaseClock clock, OutageLog outages, Duration pollInterval) {
+        this(instance, clock, outages, pollInterval, Ticker.system());
+    }
+
+    /**
+     * @param ticker times the beat interval, the clock's and the prune's pace and silences (tests
+     *     pass a manual one and call {@link #poll()} themselves)
+     */
+    public ClusterHeartbeat(
+            ClusterInstance instance, DatabaseClock clock, OutageLog outages, Duration pollInterval, Ticker ticker) {
         this.instance = Objects.requireNonNull(instance, "instance");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.outages = Objects.requireNonNull(outages, "outages");
         this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
     }
 
     /**
@@ -107,8 +142,8 @@ public final class ClusterHeartbeat implements SmartLifecycle {
         executor = started;
     }
 
-    /** One poll: measure, beat, then the poll actions. Never throws. */
-    void poll() {
+    /** One poll: measure, beat and prune if due, then the poll actions. Never throws. */
+    public void poll() {
         poll(false);
     }
 
@@ -118,27 +153,26 @@ public final class ClusterHeartbeat implements SmartLifecycle {
      * nothing, until the name is free.
      */
     private void poll(boolean startUp) {
-        long sent = System.nanoTime();
+        long sent = ticker.read();
         checkSilence(sent);
+        boolean beatDue = !registered
+                || !beaten
+                || lastFailed
+                || sent - lastBeatNanos >= instance.beatInterval().toNanos();
         try {
-            clock.measure();
-            if (registered) {
-                instance.heartbeat();
-            } else {
-                instance.register();
-                registered = true;
+            if (beatDue) {
+                beat(sent);
             }
-            lastBeatNanos = sent;
-            beaten = true;
-            silenceReported = false;
-            outages.succeeded();
+            lastFailed = false;
         } catch (DuplicateInstanceNameException ex) {
+            lastFailed = true;
             if (startUp) {
                 throw ex;
             }
             outages.failed("registration of " + instance.name(), ex);
             return;
         } catch (RuntimeException ex) {
+            lastFailed = true;
             outages.failed("heartbeat of " + instance.name(), ex);
             return;
         }
@@ -149,6 +183,40 @@ public final class ClusterHeartbeat implements SmartLifecycle {
                 outages.failed("poll", ex);
             }
         }
+    }
+
+    /**
+     * Beats (or registers), measuring the clock with the beat where the dialect folds it in, else
+     * on its own every {@value #CLOCK_EVERY_BEATS} beats; prunes dead rows if due.
+     */
+    private void beat(long sent) {
+        boolean clockDue =
+                !beaten || lastFailed || beatsSinceClock + 1 >= CLOCK_EVERY_BEATS || clock.lastMeasurement() == null;
+        boolean measured = false;
+        if (registered) {
+            measured = instance.beatMeasuring(clock);
+        } else {
+            instance.register();
+            registered = true;
+        }
+        if (measured) {
+            beatsSinceClock = 0;
+        } else if (clockDue) {
+            clock.measure();
+            beatsSinceClock = 0;
+        } else {
+            beatsSinceClock++;
+        }
+        if (!beaten
+                || sent - lastPruneNanos
+                        >= instance.lease().multipliedBy(PRUNE_EVERY_LEASES).toNanos()) {
+            instance.pruneDead();
+            lastPruneNanos = sent;
+        }
+        lastBeatNanos = sent;
+        beaten = true;
+        silenceReported = false;
+        outages.succeeded();
     }
 
     /** Warns once per silence when the last heartbeat that went through is older than the lease. */

@@ -22,8 +22,13 @@ import org.springframework.jdbc.core.JdbcOperations;
  * thread, shutdown); {@link #name()}, {@link #sql()} and the reads by any thread.
  *
  * <p>An instance is alive while its heartbeat is younger than the lease: claims and run leases
- * held by an instance that is not alive may be taken over by the others. Rows of instances dead for
- * ten leases are pruned by whoever beats next.
+ * held by an instance that is not alive may be taken over by the others. An instance beats every
+ * {@linkplain #beatInterval() beat interval}: the auto-configuration makes it half the lease
+ * (never shorter than the poll interval, see {@link #beatInterval(Duration, Duration)}). A beat
+ * that fails is tried again at every poll, so an instance counts as dead once it is paused or cut
+ * off from the database for about half its lease. Rows of instances dead for ten
+ * leases are pruned by whoever {@linkplain #pruneDead() prunes} next (the heartbeat, every few
+ * leases).
  *
  * <p>Names are unique: {@link #register()} refuses a name whose row another live process keeps
  * beating (see there), and takes over the row of a process that died under this name, running the
@@ -33,8 +38,11 @@ public final class ClusterInstance {
 
     private static final Log logger = LogFactory.getLog(ClusterInstance.class);
 
-    /** How many poll intervals a row left under this name is watched before it is taken over. */
+    /** How many poll (beat) intervals a row left under this name is watched before it is taken over. */
     private static final int WATCHED_POLLS = 2;
+
+    /** How many beats fit in a lease: an instance beats every half of its lease. */
+    private static final int BEATS_PER_LEASE = 2;
 
     /** How many leases an instance row outlives its last heartbeat before it is pruned. */
     private static final int PRUNE_AFTER_LEASES = 10;
@@ -66,8 +74,10 @@ public final class ClusterInstance {
      * @param name this instance's name, unique among the instances on the database; see {@link
      *     #defaultName()}
      * @param lease how long after its last heartbeat an instance counts as dead
-     * @param pollInterval how often instances beat: a row left under this name is watched for two
-     *     of them at start-up
+     * @param pollInterval how often instances beat (their {@linkplain #beatInterval() beat
+     *     interval}; see {@link #beatInterval(Duration, Duration)} for the pace the
+     *     auto-configuration gives): a row left under this name is watched for two of them at
+     *     start-up
      * @param sleeper what waits through that watch
      */
     public ClusterInstance(
@@ -153,7 +163,7 @@ public final class ClusterInstance {
      * the {@linkplain #addStartAction start actions}.
      *
      * <p>A row already under this name whose heartbeat is younger than the lease is watched for two
-     * poll intervals: if its heartbeat moves, another live process has the name and this one refuses
+     * beat intervals: if its heartbeat moves, another live process has the name and this one refuses
      * to start; if not, the process that wrote it died (a restart after a crash, or a long pause) and
      * its row is taken over, with a warning naming when it started. A row whose heartbeat is older
      * than the lease is taken over at once.
@@ -207,7 +217,7 @@ public final class ClusterInstance {
         }
         logger.warn("Instance name '" + name + "' was left by a process started at " + seen.startedAt()
                 + " whose heartbeat stopped at " + seen.heartbeatAt()
-                + (alive ? " (watched for " + WATCHED_POLLS + " poll intervals)" : "")
+                + (alive ? " (watched for " + WATCHED_POLLS + " beat intervals)" : "")
                 + "; this process takes its row over and hands its claims back");
     }
 
@@ -232,7 +242,7 @@ public final class ClusterInstance {
         String moved = seen == null || now == null
                 ? "it wrote its row while this one started"
                 : "its heartbeat in " + sql.table() + " moved from " + seen.heartbeatAt() + " to " + now.heartbeatAt()
-                        + " within " + WATCHED_POLLS + " poll intervals";
+                        + " within " + WATCHED_POLLS + " beat intervals";
         return new DuplicateInstanceNameException(name, "that process started at " + startedAt + ", and " + moved);
     }
 
@@ -253,12 +263,63 @@ public final class ClusterInstance {
      * prunes the rows of instances dead for ten leases.
      */
     public void heartbeat() {
+        beat();
+        pruneDead();
+    }
+
+    /**
+     * Renews this instance's heartbeat, writing the row again if another instance pruned it: one
+     * statement, two after such a prune.
+     */
+    public void beat() {
         int updated = jdbc.update(sql.heartbeat(), name);
         if (updated == 0) {
             // pruned while this process ran (it was silent for ten leases): its own row again, no watch
             dialect.insertIfAbsent(jdbc, sql.register(), name);
         }
-        jdbc.update(sql.pruneDead(), -lease.toMillis() * PRUNE_AFTER_LEASES);
+    }
+
+    /**
+     * {@link #beat()} with the database's time read back by the same statement as a measurement of
+     * {@code clock}, where the dialect allows (PostgreSQL); returns whether it measured. Elsewhere
+     * it only beats and returns false: the caller measures the clock on its own.
+     */
+    public boolean beatMeasuring(DatabaseClock clock) {
+        String returning = sql.heartbeatReturningNow();
+        if (returning == null) {
+            beat();
+            return false;
+        }
+        if (!clock.measure(returning, name)) {
+            // pruned while this process ran (it was silent for ten leases): its own row again, no watch
+            dialect.insertIfAbsent(jdbc, sql.register(), name);
+            return false;
+        }
+        return true;
+    }
+
+    /** Removes the rows of instances dead for ten leases; returns how many. */
+    public int pruneDead() {
+        return jdbc.update(sql.pruneDead(), -lease.toMillis() * PRUNE_AFTER_LEASES);
+    }
+
+    /**
+     * Returns how often this instance beats, as given at construction: a row left under its name
+     * is watched for two of them, and the {@link ClusterHeartbeat} beats at this pace.
+     */
+    public Duration beatInterval() {
+        return pollInterval;
+    }
+
+    /**
+     * Returns the beat interval for a lease and a poll interval: half the lease, so that a beat may
+     * fail or come late by up to half the lease (it is tried again at every poll) without the
+     * instance counting as dead, but never shorter than the poll interval (the heartbeat's poll
+     * wakes up no more often).
+     */
+    public static Duration beatInterval(Duration lease, Duration pollInterval) {
+        Duration third = lease.dividedBy(BEATS_PER_LEASE);
+        return third.compareTo(pollInterval) < 0 ? pollInterval : third;
     }
 
     /** Removes this instance's row, at graceful shutdown. */

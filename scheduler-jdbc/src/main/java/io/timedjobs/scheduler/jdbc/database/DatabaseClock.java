@@ -1,8 +1,10 @@
 package io.timedjobs.scheduler.jdbc.database;
 
 import io.timedjobs.scheduler.Ticker;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,6 +28,13 @@ import org.springframework.jdbc.core.JdbcOperations;
  * half the round trip. As NTP does, the offset in use is that of the recent measurement with the
  * shortest round trip (a busy machine or database makes some round trips long), unless the newest
  * one disagrees with it beyond both their errors: then a clock was stepped, and the newest wins.
+ *
+ * <p>Between measurements the two clocks drift apart, so a measurement's error grows with its age
+ * by {@link #ASSUMED_DRIFT_PPM} parts per million (timed on the {@link Ticker}), and only
+ * measurements of the last minute are chosen from: the heartbeat
+ * measures again every few seconds rather than every poll, and {@link #error()} and {@link
+ * #notBeforeLocal} use the error widened to now, so that no instant is placed early whatever the
+ * drift within that bound.
  */
 public final class DatabaseClock {
 
@@ -43,11 +52,24 @@ public final class DatabaseClock {
     /** How many recent measurements the offset in use is chosen from. */
     private static final int RECENT = 8;
 
-    /** The measurement in use, replaced as a whole; null until the first one. */
-    private volatile @Nullable Measurement measurement;
+    /**
+     * How fast the local clock and the database's may drift apart, in parts per million: quartz
+     * clocks are specified within tens of ppm, and NTP keeps them within a few; a step beyond
+     * this is detected as a stepped clock (see the class comment).
+     */
+    public static final long ASSUMED_DRIFT_PPM = 50;
+
+    /**
+     * The oldest a measurement may be to be chosen for its short round trip: older ones have
+     * widened by drift more than a busy round trip costs (a minute at 50 ppm is 3 ms).
+     */
+    private static final long CANDIDATE_AGE_NANOS = Duration.ofMinutes(1).toNanos();
+
+    /** The measurement in use and when it was taken on the ticker, replaced as a whole; null until the first one. */
+    private volatile @Nullable Sample measurement;
 
     /** The last {@link #RECENT} measurements, a ring; guarded by this. */
-    private final Measurement[] recent = new Measurement[RECENT];
+    private final Sample[] recent = new Sample[RECENT];
 
     /** Where the next measurement goes in {@link #recent}; guarded by this. */
     private int nextSlot;
@@ -71,17 +93,44 @@ public final class DatabaseClock {
      * Throws what the database throws; the previous measurement stays in use meanwhile.
      */
     public synchronized Measurement measure() {
-        Measurement newest = measureOnce();
+        return use(Objects.requireNonNull(measureOnce(dialect.clockQuery()), "the clock query returned no row"));
+    }
+
+    /**
+     * Runs {@code query}, a statement whose one column is the database's time (an update returning
+     * it, such as the heartbeat's), as one measurement: in a transaction of its own, so that the
+     * round trip timed is the statement's and not its commit's. Returns whether it returned a row
+     * (and so measured); without a row the measurement in use stays. Throws what the database
+     * throws.
+     */
+    public synchronized boolean measure(String query, Object... binds) {
+        Sample sample = measureOnce(query, binds);
+        if (sample == null) {
+            return false;
+        }
+        use(sample);
+        return true;
+    }
+
+    private Measurement use(Sample newest) {
         recent[nextSlot] = newest;
         nextSlot = (nextSlot + 1) % RECENT;
-        Measurement best = newest;
-        for (Measurement candidate : recent) {
-            if (candidate != null && candidate.error().compareTo(best.error()) < 0) {
+        long now = newest.tickerNanos();
+        Sample best = newest;
+        for (Sample candidate : recent) {
+            if (candidate != null
+                    && now - candidate.tickerNanos() <= CANDIDATE_AGE_NANOS
+                    && candidate
+                                    .measurement()
+                                    .error()
+                                    .compareTo(best.measurement().error())
+                            < 0) {
                 best = candidate;
             }
         }
-        Duration disagreement = newest.offset().minus(best.offset()).abs();
-        if (disagreement.compareTo(newest.error().plus(best.error())) > 0) {
+        Duration disagreement =
+                newest.measurement().offset().minus(best.measurement().offset()).abs();
+        if (disagreement.compareTo(newest.errorAt(now).plus(best.errorAt(now))) > 0) {
             // A clock was stepped: the older measurements describe a clock that is gone.
             Arrays.fill(recent, null);
             recent[0] = newest;
@@ -89,48 +138,98 @@ public final class DatabaseClock {
             best = newest;
         }
         measurement = best;
-        return best;
+        return best.measurement();
     }
 
-    private Measurement measureOnce() {
+    /** A measurement and the ticker's reading half-way through its round trip. */
+    private record Sample(Measurement measurement, long tickerNanos) {
+
+        /** The measurement's error widened by the drift the clocks may have had since it was taken. */
+        Duration errorAt(long nowNanos) {
+            long age = Math.max(0, nowNanos - tickerNanos);
+            return measurement.error().plusNanos(age / 1_000_000 * ASSUMED_DRIFT_PPM);
+        }
+    }
+
+    private @Nullable Sample measureOnce(String query, Object... binds) {
         // Timed on a connection already open, so that opening one does not count as round trip.
-        Measurement next = Objects.requireNonNull(jdbc.execute((ConnectionCallback<Measurement>) connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(dialect.clockQuery())) {
-                long startNanos = ticker.read();
-                Instant localStart = localClock.instant();
-                Instant databaseTime;
-                try (ResultSet result = statement.executeQuery()) {
-                    result.next();
-                    databaseTime = result.getObject(1, OffsetDateTime.class).toInstant();
-                }
-                long roundTripNanos = ticker.read() - startNanos;
-                Instant localMiddle = localStart.plusNanos(roundTripNanos / 2);
-                Duration error =
-                        Duration.ofNanos(roundTripNanos - roundTripNanos / 2).plus(RESOLUTION);
-                return new Measurement(Duration.between(localMiddle, databaseTime), error, localMiddle);
+        return jdbc.execute((ConnectionCallback<@Nullable Sample>) connection -> {
+            // An update runs in a transaction of its own: its commit (a log flush) is not timed.
+            boolean switched = binds.length > 0 && connection.getAutoCommit();
+            if (switched) {
+                connection.setAutoCommit(false);
             }
-        }));
-        return next;
+            try {
+                Sample sample = timed(connection, query, binds);
+                if (switched) {
+                    connection.commit();
+                }
+                return sample;
+            } catch (SQLException | RuntimeException e) {
+                if (switched) {
+                    connection.rollback();
+                }
+                throw e;
+            } finally {
+                if (switched) {
+                    connection.setAutoCommit(true);
+                }
+            }
+        });
+    }
+
+    private @Nullable Sample timed(Connection connection, String query, Object... binds) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(query)) {
+            for (int i = 0; i < binds.length; i++) {
+                statement.setObject(i + 1, binds[i]);
+            }
+            long startNanos = ticker.read();
+            Instant localStart = localClock.instant();
+            Instant databaseTime;
+            try (ResultSet result = statement.executeQuery()) {
+                if (!result.next()) {
+                    return null;
+                }
+                databaseTime = result.getObject(1, OffsetDateTime.class).toInstant();
+            }
+            long roundTripNanos = ticker.read() - startNanos;
+            Instant localMiddle = localStart.plusNanos(roundTripNanos / 2);
+            Duration error =
+                    Duration.ofNanos(roundTripNanos - roundTripNanos / 2).plus(RESOLUTION);
+            return new Sample(
+                    new Measurement(Duration.between(localMiddle, databaseTime), error, localMiddle),
+                    startNanos + roundTripNanos / 2);
+        }
     }
 
     /** Returns the measurement in use, or null before the first. */
     public @Nullable Measurement lastMeasurement() {
-        return measurement;
+        Sample current = measurement;
+        return current == null ? null : current.measurement();
+    }
+
+    /**
+     * Returns how long ago, on the ticker, the measurement in use was taken; null before the first.
+     */
+    public @Nullable Duration age() {
+        Sample current = measurement;
+        return current == null ? null : Duration.ofNanos(Math.max(0, ticker.read() - current.tickerNanos()));
     }
 
     /** Returns database time minus local time; zero before the first measurement. */
     public Duration offset() {
-        Measurement current = measurement;
-        return current == null ? Duration.ZERO : current.offset();
+        Sample current = measurement;
+        return current == null ? Duration.ZERO : current.measurement().offset();
     }
 
     /**
-     * Returns how far the offset may be off (half the round trip of its measurement, plus the
-     * database's timestamp resolution); zero before the first measurement.
+     * Returns how far the offset may be off now: half the round trip of its measurement, plus the
+     * database's timestamp resolution, plus {@link #ASSUMED_DRIFT_PPM} of the measurement's age;
+     * zero before the first measurement.
      */
     public Duration error() {
-        Measurement current = measurement;
-        return current == null ? Duration.ZERO : current.error();
+        Sample current = measurement;
+        return current == null ? Duration.ZERO : current.errorAt(ticker.read());
     }
 
     /** Returns the database's time now, as estimated from the local clock and the offset. */
@@ -150,10 +249,10 @@ public final class DatabaseClock {
      * whichever way the offset's estimate errs.
      */
     public Instant notBeforeLocal(Instant databaseInstant) {
-        Measurement current = measurement;
+        Sample current = measurement;
         return current == null
                 ? databaseInstant
-                : databaseInstant.minus(current.offset()).plus(current.error());
+                : databaseInstant.minus(current.measurement().offset()).plus(current.errorAt(ticker.read()));
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.jdbc.database;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Not API: used by {@link ClusterInstance} and, for the liveness condition, by the clustered jobs'
@@ -16,11 +17,13 @@ public final class InstanceSql {
     private final String table;
     private final String now;
     private final String nowPlusMillis;
+    private final @Nullable String heartbeatReturningNow;
 
     public InstanceSql(JdbcDialect dialect, TableNames tables) {
         this.table = tables.instances();
         this.now = dialect.now();
         this.nowPlusMillis = dialect.nowPlusMillis();
+        this.heartbeatReturningNow = dialect.returningNow(heartbeat());
     }
 
     /** Returns the instances table's name, for messages. */
@@ -68,6 +71,16 @@ public final class InstanceSql {
     /** Renews an instance's heartbeat. Binds: name. One row changed means it still had a row. */
     String heartbeat() {
         return "UPDATE " + table + " SET heartbeat_at = " + now + " WHERE instance_name = ?";
+    }
+
+    /**
+     * {@link #heartbeat()} returning the database's time, for a heartbeat that also measures the
+     * clock; null where the dialect cannot (see {@link JdbcDialect#returningNow}). Binds: name. A
+     * row back means it still had a row.
+     */
+    @Nullable
+    String heartbeatReturningNow() {
+        return heartbeatReturningNow;
     }
 
     /** Removes the rows of instances whose heartbeat is older than now plus a (negative) delay. Binds: millis. */

@@ -133,6 +133,26 @@ public abstract class JdbcDialect {
         return "SELECT " + now();
     }
 
+    /**
+     * Whether an insert may run inside a {@code WITH} whose final {@code SELECT} reads other rows
+     * in the same statement (PostgreSQL's data-modifying {@code WITH}): then a clustered fire's
+     * loser learns why it lost from the insert that lost, not from a read of its own. False by
+     * default, the portable answer: the caller then reads in a second statement.
+     */
+    public boolean foldsInsertWithRead() {
+        return false;
+    }
+
+    /**
+     * Returns {@code update} made to return the database's time, {@link #now()}, as its one column
+     * (one row per row changed), or null where an update cannot return rows: the heartbeat then
+     * measures the clock with {@link #clockQuery()} in a statement of its own. Null by default, the
+     * portable answer.
+     */
+    public @Nullable String returningNow(String update) {
+        return null;
+    }
+
     /** Returns the database's current time, read with {@link #clockQuery()}. */
     public final Instant currentTime(JdbcOperations jdbc) {
         OffsetDateTime value = jdbc.queryForObject(clockQuery(), OffsetDateTime.class);

@@ -16,7 +16,8 @@ import org.springframework.jdbc.core.RowMapper;
  *   <li>The clock is {@code clock_timestamp()}, which moves within a transaction (unlike {@code
  *       now()}, which stays at its start).
  *   <li>Insert-if-absent appends {@code ON CONFLICT DO NOTHING}; an upsert is {@code INSERT ... ON
- *       CONFLICT DO UPDATE}; changed rows come back with {@code RETURNING}.
+ *       CONFLICT DO UPDATE}; changed rows come back with {@code RETURNING}; an insert may sit in a
+ *       {@code WITH} whose {@code SELECT} reads the job's row in the same statement.
  *   <li>The schema script runs in one transaction that first takes a transaction-scoped advisory
  *       lock, so that one instance creates the tables while the others wait and then find them.
  * </ul>
@@ -49,6 +50,16 @@ final class PostgresDialect extends JdbcDialect {
     @Override
     public int insertIfAbsent(JdbcOperations jdbc, String insert, @Nullable Object... args) {
         return jdbc.update(insert + " ON CONFLICT DO NOTHING", args);
+    }
+
+    @Override
+    public String returningNow(String update) {
+        return update + " RETURNING " + now();
+    }
+
+    @Override
+    public boolean foldsInsertWithRead() {
+        return true;
     }
 
     @Override

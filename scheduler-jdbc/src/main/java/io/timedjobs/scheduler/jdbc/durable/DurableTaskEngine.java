@@ -242,7 +242,9 @@ public final class DurableTaskEngine {
             failed(e);
             return;
         }
-        DurableTaskPoll.Outcome polled = poll.run(queued.size());
+        int waiting = queued.size();
+        DurableTaskPoll.Outcome polled =
+                poll.run(waiting, waiting > 0 || !runner.running().isEmpty() || runner.deferredCount() > 0);
         polled.claimed().forEach(this::enqueue);
         DataAccessException failure = polled.failure();
         if (failure == null) {
@@ -395,7 +397,10 @@ public final class DurableTaskEngine {
         return runner.fenced.sum();
     }
 
-    /** Tasks not done yet in the whole table (PENDING, CLAIMED or RUNNING), counted at most every 10 s. */
+    /**
+     * Tasks not done yet in the whole table (PENDING, CLAIMED or RUNNING), counted at most every 10 s;
+     * not counted (zero) on an instance without handlers, which polls nothing.
+     */
     public long pendingCount() {
         return poll.pending.get();
     }

@@ -122,7 +122,7 @@ public final class DurableTaskEngineBuilder {
                     database.tables(),
                     instanceName,
                     settings.lease(),
-                    settings.pollInterval(),
+                    ClusterInstance.beatInterval(settings.lease(), settings.pollInterval()),
                     Sleeper.system());
             beat = new ClusterHeartbeat(
                     instance,

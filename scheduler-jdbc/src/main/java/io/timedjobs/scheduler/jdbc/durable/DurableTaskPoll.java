@@ -18,7 +18,8 @@ import org.springframework.dao.DataAccessException;
  * engine's claim lock; its figures are read by any thread. One instance's poll of the tasks table:
  * lease renewal, rescue of expired claims, claims within the lookahead, warnings about foreign
  * handlers, and the pending count. Each step is one statement; what the steps claimed goes back to
- * the engine, which queues it.
+ * the engine, which queues it. An instance with no handler and no claim sends nothing: it has
+ * nothing to renew, rescue or claim, and counting for it alone would only label a meter.
  */
 final class DurableTaskPoll {
 
@@ -73,6 +74,18 @@ final class DurableTaskPoll {
      * database failure, leaving the rest for the next poll.
      */
     Outcome run(int queued) {
+        return run(queued, queued > 0);
+    }
+
+    /**
+     * One poll, given how many claimed tasks wait in the in-memory queue and whether this instance
+     * holds any claim at all (queued, running or with an outcome not yet written): without a
+     * handler and without a claim, nothing is sent.
+     */
+    Outcome run(int queued, boolean holdsClaims) {
+        if (handlerNames.isEmpty() && !holdsClaims) {
+            return new Outcome(List.of(), null);
+        }
         List<ClaimedTask> taken = new ArrayList<>();
         try {
             long before = System.nanoTime();
