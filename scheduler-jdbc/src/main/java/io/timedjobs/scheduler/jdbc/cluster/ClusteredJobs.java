@@ -58,6 +58,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
     private ZoneId defaultZone = ZoneId.systemDefault();
     private Set<String> localJobs = Set.of();
     private Predicate<String> clusteredQualifier = String::isEmpty;
+    private Map<String, CatchUpPolicy.Settings> catchUpSettings = Map.of();
     private @Nullable ConfigurableListableBeanFactory beanFactory;
 
     /**
@@ -108,6 +109,16 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         this.clusteredQualifier = Objects.requireNonNull(clusteredQualifier, "clusteredQualifier");
     }
 
+    /**
+     * Sets the catch-up of jobs by name ({@code timed-jobs.cluster.jobs[<name>].catch-up.*}): each
+     * part given wins over the job's {@link io.timedjobs.scheduler.jdbc.CatchUp}. A declaration
+     * that is invalid (an unknown policy, a window that is not positive, a policy on a fixed-delay
+     * job) fails the start-up, naming the job.
+     */
+    public void setCatchUpSettings(Map<String, CatchUpPolicy.Settings> catchUpSettings) {
+        this.catchUpSettings = Map.copyOf(catchUpSettings);
+    }
+
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
         if (!(beanFactory instanceof ConfigurableListableBeanFactory configurable)) {
@@ -138,6 +149,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
                 defaultZone,
                 factory,
                 jobs::add);
+        clustered.setCatchUpSettings(catchUpSettings);
         registrar.setTaskScheduler(clustered);
         logJobs(registrar, clustered);
     }
@@ -186,6 +198,15 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
      */
     public static @Nullable Instant currentFire() {
         return ClusteredJob.currentFire();
+    }
+
+    /**
+     * Returns whether the clustered run on the calling thread catches up a fire missed while no
+     * instance ran the job (see {@link io.timedjobs.scheduler.jdbc.CatchUp}); false outside a
+     * clustered run. {@link #currentFire()} is that missed fire's nominal instant.
+     */
+    public static boolean currentFireIsMissed() {
+        return ClusteredJob.currentFireIsMissed();
     }
 
     /** Returns the counters of this instance's clustered jobs. */

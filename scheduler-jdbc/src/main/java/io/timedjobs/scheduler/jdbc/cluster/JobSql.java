@@ -270,4 +270,30 @@ final class JobSql {
     String expireLeftoverLeases() {
         return "UPDATE " + jobs + " SET lease_until = " + now + " WHERE lease_owner = ? AND lease_until > " + now;
     }
+
+    /** A job's catch-up watermark (schema version 3); null until it has one. Binds: job. */
+    String readWatermark() {
+        return "SELECT caught_up_to FROM " + jobs + " WHERE job_name = ?";
+    }
+
+    /**
+     * Moves a job's catch-up watermark forward to a fire, compare-and-set: only if it lies before
+     * that fire (or is not set), the job is not paused and its row holds the caller's definition. One
+     * row changed means the fire is the caller's to record; the row stays locked until the caller's
+     * transaction ends, so that concurrent claims of the job queue up behind it. Binds: fire, job,
+     * definition key, fire.
+     */
+    String advanceWatermark() {
+        return "UPDATE " + jobs + " SET caught_up_to = ? WHERE job_name = ? AND definition_key = ? AND NOT " + PAUSED
+                + " AND (caught_up_to IS NULL OR caught_up_to < ?)";
+    }
+
+    /**
+     * Records a missed fire that a catch-up runs, whatever its age (the watermark, not the horizon,
+     * keeps it from running twice); insert-if-absent. Binds: job, fire, instance.
+     */
+    String recordMissedFire() {
+        return "INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at) VALUES (?, ?, ?, " + now
+                + ")";
+    }
 }

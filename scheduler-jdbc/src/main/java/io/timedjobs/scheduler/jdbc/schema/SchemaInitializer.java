@@ -202,6 +202,8 @@ public final class SchemaInitializer {
         // Version 2 added columns to version 1's tables: a database left at version 1 lacks them.
         probes.add(SchemaSql.probe(tables.jobs(), "definition_key"));
         probes.add(SchemaSql.probe(tables.instances(), "schema_version"));
+        // Version 3 added the catch-up watermark.
+        probes.add(SchemaSql.probe(tables.jobs(), "caught_up_to"));
         for (String probe : probes) {
             try {
                 jdbc.queryForList(probe);
