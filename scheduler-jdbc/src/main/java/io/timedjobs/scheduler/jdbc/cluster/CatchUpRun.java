@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -19,7 +20,8 @@ import org.springframework.dao.DataAccessException;
  * <p>When the job first has a fire to try (at start-up, and again once a known database outage
  * ends), it reads the job's watermark, the latest fire run or skipped on purpose across the cluster,
  * and lists the nominal fires after it and before the fire the job tries next; the policy keeps the
- * latest ones within its window (one for {@code ONCE}, at most its maximum for {@code EACH}). They
+ * latest ones within its window (one for {@code ONCE}, at most its maximum for {@code EACH}), the
+ * older ones are skipped on purpose (see {@link #plan}). They
  * are tried first, oldest first, each as its own run: take the run lease (so that catch-up runs on
  * several instances do not overlap, and the instances that started together take turns), then in
  * one transaction move the watermark to the fire by compare-and-set and record it. Whoever moves the
@@ -32,7 +34,7 @@ final class CatchUpRun {
 
     private static final Log logger = LogFactory.getLog(CatchUpRun.class);
 
-    /** The latest {@code keep} nominal fires in a span, oldest first, and how many there are in all. */
+    /** Some nominal fires in a span, oldest first, and how many there are in all (as far as counted). */
     record Missed(List<Instant> latest, long count) {}
 
     private final ClusteredJob job;
@@ -72,18 +74,22 @@ final class CatchUpRun {
     }
 
     /**
-     * Collects the latest {@code keep} of the fires that {@code next} steps through, strictly
-     * between the bounds, oldest first.
+     * Collects {@code keep} of the fires that {@code next} steps through, strictly between the
+     * bounds, oldest first: the latest ones, or the first ones.
      */
-    static Missed collect(Instant after, Instant before, int keep, UnaryOperator<@Nullable Instant> next) {
+    static Missed collect(
+            Instant after, Instant before, int keep, UnaryOperator<@Nullable Instant> next, boolean latestOnes) {
         ArrayDeque<Instant> latest = new ArrayDeque<>();
         long count = 0;
         for (Instant fire = next.apply(after); fire != null && fire.isBefore(before); fire = next.apply(fire)) {
             count++;
-            if (keep > 0) {
-                if (latest.size() == keep) {
-                    latest.pollFirst();
+            if (latest.size() == keep) {
+                if (!latestOnes) {
+                    break;
                 }
+                latest.pollFirst();
+            }
+            if (keep > 0) {
                 latest.addLast(fire);
             }
         }
@@ -123,25 +129,42 @@ final class CatchUpRun {
         return busy;
     }
 
+    /**
+     * Lists the missed fires to try. The bounds are decided once across the cluster: the first
+     * instance to plan moves the watermark, by compare-and-set on the value it read, past the fires
+     * it skips on purpose (older than the window, or beyond the maximum count); every instance then
+     * lists the first fires after the watermark it reads back, so all list the same ones whatever
+     * the moment each plans.
+     */
     private void plan(Instant next) {
         ClusteredJob.Context context = job.context;
-        Instant watermark = context.store().watermark(job.name());
+        JobStore store = context.store();
+        Instant read = store.watermark(job.name());
         missed.clear();
-        if (watermark == null || !watermark.isBefore(next)) {
+        if (read == null || !read.isBefore(next)) {
             return;
         }
-        Instant now = context.clock().now();
-        Instant windowStart = now.minus(policy.window());
-        Instant after = watermark.isBefore(windowStart) ? windowStart.minusNanos(1) : watermark;
-        Missed found = collect(after, next, policy.keep(), fires);
-        List<Instant> latest = found.latest();
-        missed.addAll(latest);
-        boolean skips = after != watermark || found.count() > latest.size();
-        if (latest.isEmpty() && !skips) {
+        Instant windowStart = context.clock().now().minus(policy.window());
+        Instant after = read.isBefore(windowStart) ? windowStart.minusNanos(1) : read;
+        Missed found = collect(after, next, policy.keep(), fires, true);
+        if (found.latest().isEmpty()) {
             return;
         }
-        logger.info("Clustered job " + job.name() + " missed fires since " + watermark + " (catch-up " + policy
-                + "): this instance tries " + latest + (skips ? ", and skips the older ones on purpose" : "")
+        boolean skips = after != read || found.count() > found.latest().size();
+        Instant watermark = read;
+        if (skips) {
+            store.skipMissedFires(
+                    job.name(), job.key(), read, found.latest().get(0).minus(1, ChronoUnit.MICROS));
+            watermark = store.watermark(job.name());
+            if (watermark == null) {
+                return;
+            }
+        }
+        Instant from = watermark.isBefore(windowStart) ? windowStart.minusNanos(1) : watermark;
+        List<Instant> planned = collect(from, next, policy.keep(), fires, false).latest();
+        missed.addAll(planned);
+        logger.info("Clustered job " + job.name() + " missed fires since " + read + " (catch-up " + policy
+                + "): this instance tries " + planned + (skips ? ", the older ones are skipped on purpose" : "")
                 + "; each runs once across the cluster");
     }
 

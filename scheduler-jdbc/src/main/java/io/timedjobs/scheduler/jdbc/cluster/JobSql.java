@@ -296,4 +296,14 @@ final class JobSql {
         return "INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at) VALUES (?, ?, ?, " + now
                 + ")";
     }
+
+    /**
+     * Moves a job's catch-up watermark past the missed fires a catch-up skips on purpose,
+     * compare-and-set on the value the caller read, so that the first instance to plan decides the
+     * bounds for all. Binds: new watermark, job, definition key, watermark read.
+     */
+    String skipMissedFires() {
+        return "UPDATE " + jobs
+                + " SET caught_up_to = ? WHERE job_name = ? AND definition_key = ? AND caught_up_to = ?";
+    }
 }

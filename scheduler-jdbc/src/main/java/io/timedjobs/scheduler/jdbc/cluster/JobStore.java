@@ -431,6 +431,12 @@ public final class JobStore {
         }));
     }
 
+    /** Moves the watermark from {@code read} to {@code to} if it still holds {@code read}; returns whether it did. */
+    boolean skipMissedFires(String job, String definitionKey, Instant read, Instant to) {
+        return jdbc.update(sql.skipMissedFires(), JdbcDialect.bind(to), job, definitionKey, JdbcDialect.bind(read))
+                == 1;
+    }
+
     private boolean advanceWatermark(String job, String definitionKey, Instant fireAt) {
         Object at = JdbcDialect.bind(fireAt);
         return jdbc.update(sql.advanceWatermark(), at, job, definitionKey, at) == 1;
