@@ -116,6 +116,9 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
      * job) fails the start-up, naming the job.
      */
     public void setCatchUpSettings(Map<String, CatchUpPolicy.Settings> catchUpSettings) {
+        // Checked now, so that a wrong key fails the start-up even when it names no job.
+        catchUpSettings.forEach(
+                (name, settings) -> CatchUpPolicy.resolve(name, null, null, CatchUpPolicy.DEFAULT_MAX_FIRES, settings));
         this.catchUpSettings = Map.copyOf(catchUpSettings);
     }
 
@@ -179,6 +182,15 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
                                 .noneMatch(local -> local.startsWith(name + " ") || local.startsWith(name + "#")))
                 .sorted()
                 .toList();
+        List<String> unknownCatchUp = catchUpSettings.keySet().stream()
+                .filter(name -> clusteredNames.stream()
+                        .noneMatch(clustered -> clustered.equals(name) || clustered.startsWith(name + " ")))
+                .sorted()
+                .toList();
+        if (!unknownCatchUp.isEmpty()) {
+            logger.warn("timed-jobs.cluster.jobs[...].catch-up names no clustered @Scheduled job registered at"
+                    + " start-up: " + unknownCatchUp + "; job names are bean name, dot, method name");
+        }
         if (!unknown.isEmpty()) {
             logger.warn("timed-jobs.cluster.local-jobs names no @Scheduled job registered at start-up: " + unknown
                     + "; job names are bean name, dot, method name, for example "
