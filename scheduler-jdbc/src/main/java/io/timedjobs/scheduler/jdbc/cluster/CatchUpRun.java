@@ -138,9 +138,13 @@ final class CatchUpRun {
      */
     private void plan(Instant next) {
         ClusteredJob.Context context = job.context;
-        JobStore store = context.store();
-        Instant read = store.watermark(job.name());
+        CatchUpStore store = context.store().catchUp();
         missed.clear();
+        // A fire recorded but not under the watermark (an instance of an earlier release ran it, or
+        // the policy is new) counts too while its record lives.
+        Instant recorded = store.lastRecordedFire(job.name());
+        Instant stored = store.watermark(job.name());
+        Instant read = later(stored, recorded);
         if (read == null || !read.isBefore(next)) {
             return;
         }
@@ -154,8 +158,8 @@ final class CatchUpRun {
         Instant watermark = read;
         if (skips) {
             store.skipMissedFires(
-                    job.name(), job.key(), read, found.latest().get(0).minus(1, ChronoUnit.MICROS));
-            watermark = store.watermark(job.name());
+                    job.name(), job.key(), stored, found.latest().get(0).minus(1, ChronoUnit.MICROS));
+            watermark = later(store.watermark(job.name()), recorded);
             if (watermark == null) {
                 return;
             }
@@ -166,6 +170,13 @@ final class CatchUpRun {
         logger.info("Clustered job " + job.name() + " missed fires since " + read + " (catch-up " + policy
                 + "): this instance tries " + planned + (skips ? ", the older ones are skipped on purpose" : "")
                 + "; each runs once across the cluster");
+    }
+
+    private static @Nullable Instant later(@Nullable Instant one, @Nullable Instant other) {
+        if (one == null || other == null) {
+            return one == null ? other : one;
+        }
+        return one.isAfter(other) ? one : other;
     }
 
     /**
@@ -190,7 +201,7 @@ final class CatchUpRun {
                 job.leaseExpired();
             }
             missed.pollFirst();
-            if (!store.claimMissedFire(job.name(), job.key(), fire)) {
+            if (!store.catchUp().claimMissedFire(job.name(), job.key(), fire)) {
                 stats.claimed(System.nanoTime() - start);
                 context.outages().succeeded();
                 stats.skipped(job.name(), SkipReason.LOST);

@@ -181,8 +181,10 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             return;
         }
         CatchUpRun catching = catchUp;
-        if (pendingMissed && catching != null && !context.outages().inOutage()) {
-            catching.run(fire); // a missed fire: the schedule's own fires go on from where they were
+        if (pendingMissed && catching != null) {
+            if (!context.outages().inOutage()) { // else listed again once the outage ends
+                catching.run(fire); // a missed fire: the schedule's own fires go on from where they were
+            }
             return;
         }
         lastFire = fire;
@@ -311,7 +313,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             liftFenceIfDue();
             boolean recorded = catchUp == null
                     ? store.recordFire(name, key(), fire, context.fireHorizon())
-                    : store.recordFireAndAdvance(name, key(), fire, context.fireHorizon());
+                    : store.catchUp().recordFireAndAdvance(name, key(), fire, context.fireHorizon());
             if (!recorded) {
                 stats.claimed(System.nanoTime() - start);
                 context.outages().succeeded();

@@ -306,4 +306,18 @@ final class JobSql {
         return "UPDATE " + jobs
                 + " SET caught_up_to = ? WHERE job_name = ? AND definition_key = ? AND caught_up_to = ?";
     }
+
+    /**
+     * As {@link #skipMissedFires()}, for a caller that read no watermark. Binds: new watermark, job,
+     * definition key.
+     */
+    String skipMissedFiresFromNone() {
+        return "UPDATE " + jobs + " SET caught_up_to = ? WHERE job_name = ? AND definition_key = ?"
+                + " AND caught_up_to IS NULL";
+    }
+
+    /** The latest fire recorded for a job, or null. Binds: job. */
+    String lastRecordedFire() {
+        return "SELECT MAX(fire_at) AS fire_at FROM " + fires + " WHERE job_name = ?";
+    }
 }

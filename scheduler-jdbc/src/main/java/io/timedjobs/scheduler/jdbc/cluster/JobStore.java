@@ -13,8 +13,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Not API: used by the clustered jobs and by the dashboard's report. Thread-safe (stateless): runs
@@ -69,8 +67,8 @@ public final class JobStore {
     private final ClusterInstance instance;
     private final JobSql sql;
 
-    /** Transactions of the claims that also move a catch-up watermark, on the scheduler's connections. */
-    private final TransactionTemplate transaction;
+    /** The statements of catch-up after downtime, beside these. */
+    private final CatchUpStore catchUp;
 
     /** Jobs whose run lease this instance holds, as far as it knows; see {@link #heldLeases()}. */
     private final Set<String> held = ConcurrentHashMap.newKeySet();
@@ -81,7 +79,12 @@ public final class JobStore {
         this.dialect = database.dialect();
         this.instance = instance;
         this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
-        this.transaction = new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));
+        this.catchUp = new CatchUpStore(database, instance, this);
+    }
+
+    /** Returns the store of catch-up watermarks, for jobs whose policy catches up. */
+    CatchUpStore catchUp() {
+        return catchUp;
     }
 
     /** Returns this instance's name, the owner of the leases it takes. */
@@ -389,56 +392,5 @@ public final class JobStore {
             }
         });
         return summaries;
-    }
-
-    /** Returns the job's catch-up watermark: the latest fire run or skipped on purpose; null if none. */
-    @Nullable
-    Instant watermark(String job) {
-        return jdbc.query(
-                sql.readWatermark(), rs -> rs.next() ? JdbcDialect.readInstant(rs, "caught_up_to") : null, job);
-    }
-
-    /**
-     * As {@link #recordFire}, for a job whose policy catches up: in one transaction, moves the job's
-     * watermark to the fire (compare-and-set, see {@link JobSql#advanceWatermark()}) and records the
-     * fire; both or neither. Returns whether this instance got the fire.
-     */
-    boolean recordFireAndAdvance(String job, String definitionKey, Instant fireAt, Duration horizon) {
-        return Boolean.TRUE.equals(transaction.execute(status -> {
-            if (!advanceWatermark(job, definitionKey, fireAt) || !recordFire(job, definitionKey, fireAt, horizon)) {
-                status.setRollbackOnly();
-                return false;
-            }
-            return true;
-        }));
-    }
-
-    /**
-     * Claims a missed fire for a catch-up run: in one transaction, moves the job's watermark to it
-     * (compare-and-set: refused once the watermark reached it or passed it) and records it, whatever
-     * its age. Returns whether this instance got it: at most one caller per fire, ever.
-     */
-    boolean claimMissedFire(String job, String definitionKey, Instant fireAt) {
-        return Boolean.TRUE.equals(transaction.execute(status -> {
-            if (!advanceWatermark(job, definitionKey, fireAt)
-                    || dialect.insertIfAbsent(
-                                    jdbc, sql.recordMissedFire(), job, JdbcDialect.bind(fireAt), instance.name())
-                            != 1) {
-                status.setRollbackOnly();
-                return false;
-            }
-            return true;
-        }));
-    }
-
-    /** Moves the watermark from {@code read} to {@code to} if it still holds {@code read}; returns whether it did. */
-    boolean skipMissedFires(String job, String definitionKey, Instant read, Instant to) {
-        return jdbc.update(sql.skipMissedFires(), JdbcDialect.bind(to), job, definitionKey, JdbcDialect.bind(read))
-                == 1;
-    }
-
-    private boolean advanceWatermark(String job, String definitionKey, Instant fireAt) {
-        Object at = JdbcDialect.bind(fireAt);
-        return jdbc.update(sql.advanceWatermark(), at, job, definitionKey, at) == 1;
     }
 }
