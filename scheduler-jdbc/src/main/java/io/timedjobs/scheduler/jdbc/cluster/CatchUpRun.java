@@ -26,9 +26,9 @@ import org.springframework.dao.DataAccessException;
  * several instances do not overlap, and the instances that started together take turns), then in
  * one transaction move the watermark to the fire by compare-and-set and record it. Whoever moves the
  * watermark runs the fire; an instance that finds it at or past the fire drops it, since another
- * instance ran it or passed it. A busy lease is tried again a poll interval later. Without a
- * watermark (a job whose policy was just declared) there is nothing to catch up: the job's first
- * fire sets it.
+ * instance ran it or passed it. A busy lease is tried again a poll interval later. Until a job has
+ * a watermark (its policy was just declared), the latest fire record stands in for it while records
+ * live; without either there is nothing to catch up, and the job's first fire sets the watermark.
  */
 final class CatchUpRun {
 
@@ -94,10 +94,6 @@ final class CatchUpRun {
             }
         }
         return new Missed(List.copyOf(latest), count);
-    }
-
-    CatchUpPolicy policy() {
-        return policy;
     }
 
     /**
