@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.autoconfigure;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.timedjobs.scheduler.Ticker;
 import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
+import io.timedjobs.scheduler.jdbc.cluster.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
@@ -19,8 +20,10 @@ import java.time.Clock;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -175,6 +178,15 @@ public class ClusterAutoConfiguration {
         ZoneId zone = cluster.getTimeZone();
         jobs.setDefaultZone(zone != null ? zone : ZoneId.systemDefault());
         jobs.setLocalJobs(Set.copyOf(cluster.getLocalJobs()));
+        Map<String, CatchUpPolicy.Settings> catchUp = new LinkedHashMap<>();
+        cluster.getJobs()
+                .forEach((name, job) -> catchUp.put(
+                        name,
+                        new CatchUpPolicy.Settings(
+                                job.getCatchUp().getPolicy(),
+                                job.getCatchUp().getWindow(),
+                                job.getCatchUp().getMaxFires())));
+        jobs.setCatchUpSettings(catchUp);
         jobs.setClusteredQualifier(qualifier -> {
             String name = qualifier.isEmpty() ? SchedulerAutoConfiguration.TASK_SCHEDULER_BEAN_NAME : qualifier;
             return beanFactory.containsBean(name) && beanFactory.isTypeMatch(name, LeaderFollowerTaskScheduler.class);

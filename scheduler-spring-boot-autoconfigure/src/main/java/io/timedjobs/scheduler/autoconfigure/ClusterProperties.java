@@ -5,7 +5,9 @@ import static io.timedjobs.scheduler.autoconfigure.SchedulerProperties.PREFIX;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -75,6 +77,12 @@ public class ClusterProperties {
      * whatever the pool's own timeouts; a longer wait counts as the database being away.
      */
     private Duration databaseTimeout = Duration.ofSeconds(2);
+
+    /**
+     * Settings of clustered jobs by job name (bean name, dot, method name; in brackets, since the
+     * name holds a dot: {@code timed-jobs.cluster.jobs[reportService.sendDaily].catch-up.policy=each}).
+     */
+    private Map<String, Job> jobs = new LinkedHashMap<>();
 
     public boolean isEnabled() {
         return enabled;
@@ -158,6 +166,69 @@ public class ClusterProperties {
 
     public void setDatabaseTimeout(Duration databaseTimeout) {
         this.databaseTimeout = positive(databaseTimeout, "database-timeout");
+    }
+
+    public Map<String, Job> getJobs() {
+        return jobs;
+    }
+
+    public void setJobs(Map<String, Job> jobs) {
+        this.jobs = new LinkedHashMap<>(Objects.requireNonNull(jobs, PREFIX + ".cluster.jobs"));
+    }
+
+    /** The settings of one clustered job. */
+    public static class Job {
+
+        /**
+         * What the cluster does with the job's fires missed while no instance ran it; each key given
+         * wins over the job's @CatchUp.
+         */
+        private CatchUp catchUp = new CatchUp();
+
+        public CatchUp getCatchUp() {
+            return catchUp;
+        }
+
+        public void setCatchUp(CatchUp catchUp) {
+            this.catchUp = Objects.requireNonNull(catchUp, "catch-up");
+        }
+    }
+
+    /** A job's catch-up of missed fires; see docs/several-instances.md. */
+    public static class CatchUp {
+
+        /** skip (missed fires are not run), once (the latest runs once) or each (each runs, up to max-fires). */
+        private @Nullable String policy;
+
+        /** How far back a missed fire may lie to be run; default one day. */
+        private @Nullable Duration window;
+
+        /** The most missed fires the policy each runs, the latest ones; default 24. */
+        private @Nullable Integer maxFires;
+
+        public @Nullable String getPolicy() {
+            return policy;
+        }
+
+        public void setPolicy(@Nullable String policy) {
+            this.policy = policy;
+        }
+
+        public @Nullable Duration getWindow() {
+            return window;
+        }
+
+        public void setWindow(@Nullable Duration window) {
+            this.window = window;
+        }
+
+        public @Nullable Integer getMaxFires() {
+            return maxFires;
+        }
+
+        public void setMaxFires(@Nullable Integer maxFires) {
+            this.maxFires = maxFires;
+        }
     }
 
     private static Duration positive(Duration value, String key) {

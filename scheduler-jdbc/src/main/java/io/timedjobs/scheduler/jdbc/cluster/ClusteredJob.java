@@ -48,6 +48,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     /** Name of the clustered job running on this thread; see {@link #currentJob()}. */
     private static final ThreadLocal<String> CURRENT_JOB = new ThreadLocal<>();
 
+    /** Whether the clustered run under way on this thread catches up a missed fire. */
+    private static final ThreadLocal<Boolean> CATCHING_UP = new ThreadLocal<>();
+
     /** Everything the jobs of one instance share. */
     public record Context(
             JobStore store,
@@ -76,6 +79,12 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     /** The key of the definition this instance stands by for; see {@link #standby}. */
     private volatile @Nullable String standbyFor;
+
+    /** The catch-up of missed fires, or null for none (the default: they are skipped). */
+    private volatile @Nullable CatchUpRun catchUp;
+
+    /** Whether the pending fire is a missed one that the catch-up tries. */
+    private volatile boolean pendingMissed;
 
     /** Whether the row was last seen fencing off instances of schema version 1; see JobSql#takeOver. */
     private volatile boolean fenced;
@@ -150,6 +159,15 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             }
         }
         Instant fire = nextFire();
+        CatchUpRun catching = catchUp;
+        Instant missed = fire == null || catching == null ? null : catching.nextMissed(fire);
+        pendingMissed = missed != null;
+        if (catching != null && missed != null) {
+            pendingFire = missed;
+            return catching.waitBeforeNext()
+                    ? context.clock().localClock().instant().plus(context.pollInterval())
+                    : context.clock().notBeforeLocal(missed);
+        }
         pendingFire = fire;
         return fire == null ? wakeUp() : context.clock().notBeforeLocal(fire); // never early
     }
@@ -163,6 +181,13 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     public final void run() {
         Instant fire = pendingFire;
         if (fire == null) {
+            return;
+        }
+        CatchUpRun catching = catchUp;
+        if (pendingMissed && catching != null) {
+            if (!context.outages().inOutage()) { // else listed again once the outage ends
+                catching.run(fire); // a missed fire: the schedule's own fires go on from where they were
+            }
             return;
         }
         lastFire = fire;
@@ -289,7 +314,12 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         long start = System.nanoTime();
         try {
             liftFenceIfDue();
-            JobStore.FireAttempt attempt = store.recordFireOrRead(name, key(), fire, context.fireHorizon());
+            // a job with a catch-up policy moves its watermark with the record; the others learn
+            // why a fire was lost from the insert that lost, where the dialect folds the read in
+            JobStore.FireAttempt attempt = catchUp == null
+                    ? store.recordFireOrRead(name, key(), fire, context.fireHorizon())
+                    : JobStore.FireAttempt.unexplained(
+                            store.catchUp().recordFireAndAdvance(name, key(), fire, context.fireHorizon()));
             if (!attempt.recorded()) {
                 stats.claimed(System.nanoTime() - start);
                 context.outages().succeeded();
@@ -394,16 +424,41 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         return CURRENT_JOB.get();
     }
 
+    /** Returns whether the clustered run under way on this thread catches up a missed fire. */
+    public static boolean currentFireIsMissed() {
+        return Boolean.TRUE.equals(CATCHING_UP.get());
+    }
+
     /** Runs the task on this thread, with {@link #currentFire()} telling it which fire it runs. */
     protected final void runTask(Instant fire) {
+        runTask(fire, false);
+    }
+
+    /** As {@link #runTask(Instant)}, saying whether the fire is a missed one. */
+    final void runTask(Instant fire, boolean missed) {
         CURRENT_FIRE.set(fire);
         CURRENT_JOB.set(name);
+        CATCHING_UP.set(missed);
         try {
             task.run();
         } finally {
             CURRENT_FIRE.remove();
             CURRENT_JOB.remove();
+            CATCHING_UP.remove();
         }
+    }
+
+    /** Sets what the job does with missed fires (see {@link CatchUpRun#of}); once, before it is scheduled. */
+    final void catchUp(CatchUpPolicy policy) {
+        catchUp = CatchUpRun.of(this, policy);
+    }
+
+    /**
+     * Returns the step from one nominal fire of the job to the next (null after the last), for
+     * listing missed fires; null for a kind whose fires a downtime cannot miss (fixed delay).
+     */
+    protected java.util.function.@Nullable UnaryOperator<@Nullable Instant> nominalFires() {
+        return null;
     }
 
     /** Counts and logs a run lease taken over from a dead or overrunning holder. */

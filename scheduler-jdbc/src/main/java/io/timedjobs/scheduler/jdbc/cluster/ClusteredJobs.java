@@ -60,6 +60,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
     private ZoneId defaultZone = ZoneId.systemDefault();
     private Set<String> localJobs = Set.of();
     private Predicate<String> clusteredQualifier = String::isEmpty;
+    private Map<String, CatchUpPolicy.Settings> catchUpSettings = Map.of();
     private @Nullable ConfigurableListableBeanFactory beanFactory;
 
     /** Whether fires were pruned yet, and when last (System.nanoTime()); the heartbeat's poll thread only. */
@@ -123,6 +124,19 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         this.clusteredQualifier = Objects.requireNonNull(clusteredQualifier, "clusteredQualifier");
     }
 
+    /**
+     * Sets the catch-up of jobs by name ({@code timed-jobs.cluster.jobs[<name>].catch-up.*}): each
+     * part given wins over the job's {@link io.timedjobs.scheduler.jdbc.CatchUp}. A declaration
+     * that is invalid (an unknown policy, a window that is not positive, a policy on a fixed-delay
+     * job) fails the start-up, naming the job.
+     */
+    public void setCatchUpSettings(Map<String, CatchUpPolicy.Settings> catchUpSettings) {
+        // Checked now, so that a wrong key fails the start-up even when it names no job.
+        catchUpSettings.forEach(
+                (name, settings) -> CatchUpPolicy.resolve(name, null, null, CatchUpPolicy.DEFAULT_MAX_FIRES, settings));
+        this.catchUpSettings = Map.copyOf(catchUpSettings);
+    }
+
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
         if (!(beanFactory instanceof ConfigurableListableBeanFactory configurable)) {
@@ -153,6 +167,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
                 defaultZone,
                 factory,
                 jobs::add);
+        clustered.setCatchUpSettings(catchUpSettings);
         registrar.setTaskScheduler(clustered);
         logJobs(registrar, clustered);
     }
@@ -182,6 +197,15 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
                                 .noneMatch(local -> local.startsWith(name + " ") || local.startsWith(name + "#")))
                 .sorted()
                 .toList();
+        List<String> unknownCatchUp = catchUpSettings.keySet().stream()
+                .filter(name -> clusteredNames.stream()
+                        .noneMatch(clustered -> clustered.equals(name) || clustered.startsWith(name + " ")))
+                .sorted()
+                .toList();
+        if (!unknownCatchUp.isEmpty()) {
+            logger.warn("timed-jobs.cluster.jobs[...].catch-up names no clustered @Scheduled job registered at"
+                    + " start-up: " + unknownCatchUp + "; job names are bean name, dot, method name");
+        }
         if (!unknown.isEmpty()) {
             logger.warn("timed-jobs.cluster.local-jobs names no @Scheduled job registered at start-up: " + unknown
                     + "; job names are bean name, dot, method name, for example "
@@ -209,6 +233,15 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
      */
     public static @Nullable String currentJob() {
         return ClusteredJob.currentJob();
+    }
+
+    /**
+     * Returns whether the clustered run on the calling thread catches up a fire missed while no
+     * instance ran the job (see {@link io.timedjobs.scheduler.jdbc.CatchUp}); false outside a
+     * clustered run. {@link #currentFire()} is that missed fire's nominal instant.
+     */
+    public static boolean currentFireIsMissed() {
+        return ClusteredJob.currentFireIsMissed();
     }
 
     /** Returns the counters of this instance's clustered jobs. */

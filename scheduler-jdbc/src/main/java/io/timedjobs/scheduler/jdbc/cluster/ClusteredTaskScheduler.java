@@ -1,10 +1,12 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
+import io.timedjobs.scheduler.jdbc.CatchUp;
 import java.lang.reflect.Method;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ScheduledFuture;
 import java.util.function.Consumer;
@@ -38,6 +40,9 @@ final class ClusteredTaskScheduler implements TaskScheduler {
     private final ConfigurableBeanFactory beanFactory;
     private final Consumer<ClusteredJob> onClusteredJob;
 
+    /** The catch-up keys by job name ({@code timed-jobs.cluster.jobs[<name>].catch-up.*}). */
+    private volatile Map<String, CatchUpPolicy.Settings> catchUpSettings = Map.of();
+
     /**
      * @param clusteredQualifier whether tasks asking for the scheduler of that qualifier ("" for
      *     the default one) are clustered
@@ -61,6 +66,11 @@ final class ClusteredTaskScheduler implements TaskScheduler {
         this.onClusteredJob = Objects.requireNonNull(onClusteredJob, "onClusteredJob");
     }
 
+    /** Sets the catch-up keys by job name; they win over {@code @CatchUp} part by part. */
+    void setCatchUpSettings(Map<String, CatchUpPolicy.Settings> settings) {
+        this.catchUpSettings = Map.copyOf(settings);
+    }
+
     /** Returns the job of a task, as the catalog names it for this scheduler. */
     public JobCatalog.Job describe(Runnable task) {
         return catalog.describe(task, clusteredQualifier.test(JobCatalog.qualifierOf(task)));
@@ -76,6 +86,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
         JobCatalog.Job job = describe(task);
         if (job.clustered() && trigger instanceof CronTrigger cron) {
             CronJob clustered = new CronJob(job.name(), task, context, cron.getExpression(), zoneOf(job, cron));
+            clustered.catchUp(catchUpOf(job));
             onClusteredJob.accept(clustered);
             return delegate.schedule(clustered, clustered);
         }
@@ -125,14 +136,35 @@ final class ClusteredTaskScheduler implements TaskScheduler {
 
     private ScheduledFuture<?> fixedRate(JobCatalog.Job job, Runnable task, Duration period, Duration initialDelay) {
         FixedRateJob clustered = new FixedRateJob(job.name(), task, context, period, initialDelay);
+        clustered.catchUp(catchUpOf(job));
         onClusteredJob.accept(clustered);
         return Objects.requireNonNull(delegate.schedule(clustered, clustered), "future");
     }
 
     private ScheduledFuture<?> fixedDelay(JobCatalog.Job job, Runnable task, Duration delay, Duration initialDelay) {
         FixedDelayJob clustered = new FixedDelayJob(job.name(), task, context, delay, initialDelay);
+        clustered.catchUp(catchUpOf(job));
         onClusteredJob.accept(clustered);
         return Objects.requireNonNull(delegate.schedule(clustered, clustered), "future");
+    }
+
+    /**
+     * Returns the catch-up policy of a job: its method's {@link CatchUp} and its keys by name, the
+     * keys winning part by part (an operator changes a deployed job without a build).
+     */
+    private CatchUpPolicy catchUpOf(JobCatalog.Job job) {
+        Method method = job.method();
+        CatchUp declared = method == null ? null : AnnotatedElementUtils.findMergedAnnotation(method, CatchUp.class);
+        CatchUpPolicy.Settings keys = catchUpSettings.get(job.name());
+        if (declared == null && keys == null) {
+            return CatchUpPolicy.SKIP;
+        }
+        return CatchUpPolicy.resolve(
+                job.name(),
+                declared == null ? null : declared.value(),
+                declared == null ? null : resolve(declared.window()),
+                declared == null ? CatchUpPolicy.DEFAULT_MAX_FIRES : declared.maxFires(),
+                keys);
     }
 
     private Duration initialDelay(Instant startTime) {

@@ -36,6 +36,14 @@ final class CronJob extends ClusteredJob {
     }
 
     @Override
+    protected java.util.function.UnaryOperator<@Nullable Instant> nominalFires() {
+        return fire -> {
+            ZonedDateTime next = cron.next(fire.atZone(zone));
+            return next == null ? null : next.toInstant();
+        };
+    }
+
+    @Override
     protected void runFire(Instant fire) {
         recordAndRun(fire);
     }

@@ -110,6 +110,11 @@ final class FixedRateJob extends ClusteredJob {
     }
 
     @Override
+    protected java.util.function.UnaryOperator<@Nullable Instant> nominalFires() {
+        return fire -> firstGridPointNotBefore(Objects.requireNonNull(anchor, "anchor"), period, fire.plusNanos(1));
+    }
+
+    @Override
     protected void runFire(Instant fire) {
         recordAndRun(fire);
     }

@@ -291,4 +291,54 @@ final class JobSql {
     String expireLeftoverLeases() {
         return "UPDATE " + jobs + " SET lease_until = " + now + " WHERE lease_owner = ? AND lease_until > " + now;
     }
+
+    /** A job's catch-up watermark (schema version 4); null until it has one. Binds: job. */
+    String readWatermark() {
+        return "SELECT caught_up_to FROM " + jobs + " WHERE job_name = ?";
+    }
+
+    /**
+     * Moves a job's catch-up watermark forward to a fire, compare-and-set: only if it lies before
+     * that fire (or is not set), the job is not paused and its row holds the caller's definition. One
+     * row changed means the fire is the caller's to record; the row stays locked until the caller's
+     * transaction ends, so that concurrent claims of the job queue up behind it. Binds: fire, job,
+     * definition key, fire.
+     */
+    String advanceWatermark() {
+        return "UPDATE " + jobs + " SET caught_up_to = ? WHERE job_name = ? AND definition_key = ? AND NOT " + PAUSED
+                + " AND (caught_up_to IS NULL OR caught_up_to < ?)";
+    }
+
+    /**
+     * Records a missed fire that a catch-up runs, whatever its age (the watermark, not the horizon,
+     * keeps it from running twice); insert-if-absent. Binds: job, fire, instance.
+     */
+    String recordMissedFire() {
+        return "INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at) VALUES (?, ?, ?, " + now
+                + ")";
+    }
+
+    /**
+     * Moves a job's catch-up watermark past the missed fires a catch-up skips on purpose,
+     * compare-and-set on the value the caller read, so that the first instance to plan decides the
+     * bounds for all. Binds: new watermark, job, definition key, watermark read.
+     */
+    String skipMissedFires() {
+        return "UPDATE " + jobs
+                + " SET caught_up_to = ? WHERE job_name = ? AND definition_key = ? AND caught_up_to = ?";
+    }
+
+    /**
+     * As {@link #skipMissedFires()}, for a caller that read no watermark. Binds: new watermark, job,
+     * definition key.
+     */
+    String skipMissedFiresFromNone() {
+        return "UPDATE " + jobs + " SET caught_up_to = ? WHERE job_name = ? AND definition_key = ?"
+                + " AND caught_up_to IS NULL";
+    }
+
+    /** The latest fire recorded for a job, or null. Binds: job. */
+    String lastRecordedFire() {
+        return "SELECT MAX(fire_at) AS fire_at FROM " + fires + " WHERE job_name = ?";
+    }
 }

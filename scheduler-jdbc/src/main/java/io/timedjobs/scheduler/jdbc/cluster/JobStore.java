@@ -68,6 +68,9 @@ public final class JobStore {
     private final ClusterInstance instance;
     private final JobSql sql;
 
+    /** The statements of catch-up after downtime, beside these. */
+    private final CatchUpStore catchUp;
+
     /** Jobs whose run lease this instance holds, as far as it knows; see {@link #heldLeases()}. */
     private final Set<String> held = ConcurrentHashMap.newKeySet();
 
@@ -77,6 +80,12 @@ public final class JobStore {
         this.dialect = database.dialect();
         this.instance = instance;
         this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
+        this.catchUp = new CatchUpStore(database, instance, this);
+    }
+
+    /** Returns the store of catch-up watermarks, for jobs whose policy catches up. */
+    CatchUpStore catchUp() {
+        return catchUp;
     }
 
     /** Returns this instance's name, the owner of the leases it takes. */
@@ -270,7 +279,13 @@ public final class JobStore {
      * reads the row itself).
      */
     record FireAttempt(
-            boolean recorded, boolean known, @Nullable String definitionKey, boolean paused) {}
+            boolean recorded, boolean known, @Nullable String definitionKey, boolean paused) {
+
+        /** An attempt whose statement said only whether it recorded the fire; why not is read apart. */
+        static FireAttempt unexplained(boolean recorded) {
+            return new FireAttempt(recorded, false, null, false);
+        }
+    }
 
     /**
      * {@link #recordFire}, and on a database that can fold it into the same statement, the read of
@@ -278,7 +293,7 @@ public final class JobStore {
      */
     FireAttempt recordFireOrRead(String job, String definitionKey, Instant fireAt, Duration horizon) {
         if (!dialect.foldsInsertWithRead()) {
-            return new FireAttempt(recordFire(job, definitionKey, fireAt, horizon), false, null, false);
+            return FireAttempt.unexplained(recordFire(job, definitionKey, fireAt, horizon));
         }
         Object at = JdbcDialect.bind(fireAt);
         long horizonMillis = horizon.toMillis();

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import io.timedjobs.scheduler.jdbc.cluster.CatchUpPolicy;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,24 +16,54 @@ import org.springframework.scheduling.support.CronExpression;
  * or {@code every:<ISO-8601 duration>}) and read back with {@link #parse(String)}, so every instance
  * computes the same fires.
  *
- * <p>Fires missed while no instance ran are skipped, not caught up: the next fire is the first one
- * after the instant the last run ended.
+ * <p>Fires missed while no instance ran: without a catch-up policy, the fire the task was waiting for
+ * runs once, late, and the next fire is the first one after the instant that run ended. With {@link
+ * #catchUp(CatchUpPolicy)}, the policy decides (see {@link DurableCatchUp}); it is stored with the
+ * schedule's text ({@code <schedule>|catch-up:<policy>,<window>,<max fires>}), which instances of
+ * earlier releases cannot read: declare it once every instance runs this one.
  */
 public final class DurableSchedule {
 
     private static final String CRON = "cron:";
     private static final String EVERY = "every:";
+    private static final String CATCH_UP = "|catch-up:";
 
     private final String text;
     private final @Nullable CronExpression cron;
     private final ZoneId zone;
     private final Duration period;
+    private final @Nullable CatchUpPolicy catchUp;
 
     private DurableSchedule(String text, @Nullable CronExpression cron, ZoneId zone, Duration period) {
+        this(text, cron, zone, period, null);
+    }
+
+    private DurableSchedule(
+            String text, @Nullable CronExpression cron, ZoneId zone, Duration period, @Nullable CatchUpPolicy catchUp) {
         this.text = text;
         this.cron = cron;
         this.zone = zone;
         this.period = period;
+        this.catchUp = catchUp;
+    }
+
+    /**
+     * Returns this schedule with a policy for the fires missed while no instance ran the task:
+     * {@code SKIP} runs none of them, {@code ONCE} the latest within the window, {@code EACH} each
+     * within the window, up to the maximum count (the latest), oldest first, each with its own
+     * nominal instant ({@link DurableTask#fireAt()}).
+     */
+    public DurableSchedule catchUp(CatchUpPolicy policy) {
+        Objects.requireNonNull(policy, "policy");
+        String base = catchUp == null ? text : text.substring(0, text.indexOf(CATCH_UP));
+        String stored = base + CATCH_UP + policy.mode().name().toLowerCase(java.util.Locale.ROOT) + ","
+                + policy.window() + "," + policy.maxFires();
+        return new DurableSchedule(stored, cron, zone, period, policy);
+    }
+
+    /** Returns the policy for missed fires, or null for the behaviour of a schedule without one. */
+    public @Nullable CatchUpPolicy catchUpPolicy() {
+        return catchUp;
     }
 
     /**
@@ -66,6 +97,27 @@ public final class DurableSchedule {
      * @throws IllegalArgumentException when the text is not a schedule
      */
     public static DurableSchedule parse(String text) {
+        int policyAt = text.indexOf(CATCH_UP);
+        if (policyAt >= 0) {
+            String[] parts = text.substring(policyAt + CATCH_UP.length()).split(",", -1);
+            if (parts.length != 3) {
+                throw new IllegalArgumentException("Not a durable task schedule: '" + text + "'; expected " + CATCH_UP
+                        + "<policy>,<window>,<max fires> after the schedule");
+            }
+            CatchUpPolicy policy;
+            try {
+                policy = CatchUpPolicy.resolve(
+                        text,
+                        null,
+                        null,
+                        CatchUpPolicy.DEFAULT_MAX_FIRES,
+                        new CatchUpPolicy.Settings(parts[0], Duration.parse(parts[1]), Integer.valueOf(parts[2])));
+            } catch (DateTimeException | NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "Not a durable task schedule: '" + text + "' (" + e.getMessage() + ")", e);
+            }
+            return parse(text.substring(0, policyAt)).catchUp(policy);
+        }
         try {
             if (text.startsWith(CRON)) {
                 int at = text.lastIndexOf('@');

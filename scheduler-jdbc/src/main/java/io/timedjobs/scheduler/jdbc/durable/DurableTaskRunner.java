@@ -110,6 +110,9 @@ final class DurableTaskRunner {
             fenced.increment();
             return false;
         }
+        if (claimed.schedule() != null && skipMissed(claimed, lapses)) {
+            return false;
+        }
         running.add(claimed);
         try {
             waitUntil(notBefore);
@@ -245,10 +248,35 @@ final class DurableTaskRunner {
         return accepted;
     }
 
+    /**
+     * Moves a recurring task past a missed fire its catch-up policy does not run, without running
+     * the handler; returns whether it did (see {@link DurableCatchUp}).
+     */
+    private boolean skipMissed(ClaimedTask claimed, long lapsesAtStart) {
+        DurableSchedule schedule = DurableSchedule.parse(java.util.Objects.requireNonNull(claimed.schedule()));
+        Instant target = DurableCatchUp.skipTo(schedule, claimed.fireAt(), clock.instant());
+        if (target == null) {
+            return false;
+        }
+        logger.info("Durable task " + claimed.handler() + "/" + claimed.key() + " missed fires from " + claimed.fireAt()
+                + "; its catch-up (" + schedule.catchUpPolicy() + ") moves it to " + target);
+        record(claimed, () -> {
+            boolean accepted = store.completeRecurring(claimed, target, null);
+            refused(claimed, accepted, "moved past missed fires", lapsesAtStart);
+            return accepted;
+        });
+        return true;
+    }
+
     private Instant nextFire(ClaimedTask claimed) {
+        DurableSchedule schedule = DurableSchedule.parse(java.util.Objects.requireNonNull(claimed.schedule()));
+        Instant each = DurableCatchUp.nextAfterRun(schedule, claimed.fireAt());
+        if (each != null) {
+            return each;
+        }
         Instant now = clock.instant();
         Instant after = now.isAfter(claimed.fireAt()) ? now : claimed.fireAt();
-        return DurableSchedule.parse(claimed.schedule()).next(claimed.fireAt(), after);
+        return schedule.next(claimed.fireAt(), after);
     }
 
     private void refused(ClaimedTask claimed, boolean accepted, String outcome, long lapsesAtStart) {

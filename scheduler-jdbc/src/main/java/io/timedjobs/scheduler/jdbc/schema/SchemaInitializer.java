@@ -202,8 +202,9 @@ public final class SchemaInitializer {
         // Version 2 added columns to version 1's tables: a database left at version 1 lacks them.
         probes.add(SchemaSql.probe(tables.jobs(), "definition_key"));
         probes.add(SchemaSql.probe(tables.instances(), "schema_version"));
-        // Version 3 added the trace context of durable tasks.
+        // Version 3 added the trace context of durable tasks, version 4 the catch-up watermark.
         probes.add(SchemaSql.probe(tables.tasks(), "trace_parent"));
+        probes.add(SchemaSql.probe(tables.jobs(), "caught_up_to"));
         for (String probe : probes) {
             try {
                 jdbc.queryForList(probe);

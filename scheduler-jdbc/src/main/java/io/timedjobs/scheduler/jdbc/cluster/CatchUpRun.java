@@ -1,0 +1,231 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+/**
+ * Used by one {@link ClusteredJob} only, under its thread rule (trigger and run alternate): the
+ * catch-up of the fires the job missed while no instance ran it, by its {@link CatchUpPolicy}.
+ *
+ * <p>When the job first has a fire to try (at start-up, and again once a known database outage
+ * ends), it reads the job's watermark, the latest fire run or skipped on purpose across the cluster,
+ * and lists the nominal fires after it and before the fire the job tries next; the policy keeps the
+ * latest ones within its window (one for {@code ONCE}, at most its maximum for {@code EACH}), the
+ * older ones are skipped on purpose (see {@link #plan}). They
+ * are tried first, oldest first, each as its own run: take the run lease (so that catch-up runs on
+ * several instances do not overlap, and the instances that started together take turns), then in
+ * one transaction move the watermark to the fire by compare-and-set and record it. Whoever moves the
+ * watermark runs the fire; an instance that finds it at or past the fire drops it, since another
+ * instance ran it or passed it. A busy lease is tried again a poll interval later. Until a job has
+ * a watermark (its policy was just declared), the latest fire record stands in for it while records
+ * live; without either there is nothing to catch up, and the job's first fire sets the watermark.
+ */
+final class CatchUpRun {
+
+    private static final Log logger = LogFactory.getLog(CatchUpRun.class);
+
+    /** Some nominal fires in a span, oldest first, and how many there are in all (as far as counted). */
+    record Missed(List<Instant> latest, long count) {}
+
+    private final ClusteredJob job;
+    private final CatchUpPolicy policy;
+    private final UnaryOperator<@Nullable Instant> fires;
+    private final Deque<Instant> missed = new ArrayDeque<>();
+
+    /** Whether the missed fires are listed; false at start and after a known outage. */
+    private volatile boolean planned;
+
+    /** Whether the last try found the run lease busy, so the next waits a poll interval. */
+    private volatile boolean busy;
+
+    private CatchUpRun(ClusteredJob job, CatchUpPolicy policy, UnaryOperator<@Nullable Instant> fires) {
+        this.job = Objects.requireNonNull(job, "job");
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.fires = fires;
+    }
+
+    /**
+     * Returns the catch-up of a job by its policy, or null for {@code SKIP}.
+     *
+     * @throws IllegalStateException when the job's kind has no missed fires to catch up
+     */
+    static @Nullable CatchUpRun of(ClusteredJob job, CatchUpPolicy policy) {
+        if (!policy.catchesUp()) {
+            return null;
+        }
+        UnaryOperator<@Nullable Instant> fires = job.nominalFires();
+        if (fires == null) {
+            throw new IllegalStateException("Clustered job " + job.name() + " (" + job.jobSchedule()
+                    + ") declares catch-up " + policy + ", but only cron and fixed-rate jobs have missed fires to"
+                    + " catch up: a fixed-delay job's next fire, when late, runs once anyway. Remove the declaration"
+                    + " (@CatchUp or timed-jobs.cluster.jobs[" + job.name() + "].catch-up.policy)");
+        }
+        return new CatchUpRun(job, policy, fires);
+    }
+
+    /**
+     * Collects {@code keep} of the fires that {@code next} steps through, strictly between the
+     * bounds, oldest first: the latest ones, or the first ones.
+     */
+    static Missed collect(
+            Instant after, Instant before, int keep, UnaryOperator<@Nullable Instant> next, boolean latestOnes) {
+        ArrayDeque<Instant> latest = new ArrayDeque<>();
+        long count = 0;
+        for (Instant fire = next.apply(after); fire != null && fire.isBefore(before); fire = next.apply(fire)) {
+            count++;
+            if (latest.size() == keep) {
+                if (!latestOnes) {
+                    break;
+                }
+                latest.pollFirst();
+            }
+            if (keep > 0) {
+                latest.addLast(fire);
+            }
+        }
+        return new Missed(List.copyOf(latest), count);
+    }
+
+    /**
+     * Returns the missed fire to try before {@code next}, the job's next fire, or null when none is
+     * left; lists them first if due.
+     */
+    @Nullable
+    Instant nextMissed(Instant next) {
+        ClusteredJob.Context context = job.context;
+        if (context.outages().inOutage()) {
+            planned = false; // fires missed during the outage are listed once it ends
+            missed.clear();
+            return null;
+        }
+        if (!planned) {
+            try {
+                plan(next);
+            } catch (DataAccessException ex) {
+                context.outages().failed("catch-up of job " + job.name(), ex);
+                return null;
+            }
+            planned = true;
+        }
+        return missed.peekFirst();
+    }
+
+    /** Whether the last try found the lease busy: the next try waits a poll interval. */
+    boolean waitBeforeNext() {
+        return busy;
+    }
+
+    /**
+     * Lists the missed fires to try. The bounds are decided once across the cluster: the first
+     * instance to plan moves the watermark, by compare-and-set on the value it read, past the fires
+     * it skips on purpose (older than the window, or beyond the maximum count); every instance then
+     * lists the first fires after the watermark it reads back, so all list the same ones whatever
+     * the moment each plans.
+     */
+    private void plan(Instant next) {
+        ClusteredJob.Context context = job.context;
+        CatchUpStore store = context.store().catchUp();
+        missed.clear();
+        // A fire recorded but not under the watermark (an instance of an earlier release ran it, or
+        // the policy is new) counts too while its record lives.
+        Instant recorded = store.lastRecordedFire(job.name());
+        Instant stored = store.watermark(job.name());
+        Instant read = later(stored, recorded);
+        if (read == null || !read.isBefore(next)) {
+            return;
+        }
+        Instant windowStart = context.clock().now().minus(policy.window());
+        Instant after = read.isBefore(windowStart) ? windowStart.minusNanos(1) : read;
+        Missed found = collect(after, next, policy.keep(), fires, true);
+        if (found.latest().isEmpty()) {
+            return;
+        }
+        boolean skips = after != read || found.count() > found.latest().size();
+        Instant watermark = read;
+        if (skips) {
+            store.skipMissedFires(
+                    job.name(), job.key(), stored, found.latest().get(0).minus(1, ChronoUnit.MICROS));
+            watermark = later(store.watermark(job.name()), recorded);
+            if (watermark == null) {
+                return;
+            }
+        }
+        Instant from = watermark.isBefore(windowStart) ? windowStart.minusNanos(1) : watermark;
+        List<Instant> planned = collect(from, next, policy.keep(), fires, false).latest();
+        missed.addAll(planned);
+        logger.info("Clustered job " + job.name() + " missed fires since " + read + " (catch-up " + policy
+                + "): this instance tries " + planned + (skips ? ", the older ones are skipped on purpose" : "")
+                + "; each runs once across the cluster");
+    }
+
+    private static @Nullable Instant later(@Nullable Instant one, @Nullable Instant other) {
+        if (one == null || other == null) {
+            return one == null ? other : one;
+        }
+        return one.isAfter(other) ? one : other;
+    }
+
+    /**
+     * Tries the missed fire at the head of the list: runs it if this instance gets it, drops it if
+     * another instance ran or passed it, keeps it if the lease is busy.
+     */
+    void run(Instant fire) {
+        ClusteredJob.Context context = job.context;
+        JobStore store = context.store();
+        ClusterJobStats stats = context.stats();
+        long start = System.nanoTime();
+        busy = false;
+        try {
+            JobStore.Lease lease = store.acquireLease(job.name(), context.maxRunTime());
+            if (lease == JobStore.Lease.BUSY) {
+                stats.claimed(System.nanoTime() - start);
+                context.outages().succeeded();
+                busy = true;
+                return;
+            }
+            if (lease == JobStore.Lease.TAKEN_OVER) {
+                job.leaseExpired();
+            }
+            missed.pollFirst();
+            if (!store.catchUp().claimMissedFire(job.name(), job.key(), fire)) {
+                stats.claimed(System.nanoTime() - start);
+                context.outages().succeeded();
+                stats.skipped(job.name(), SkipReason.LOST);
+                release(store);
+                return;
+            }
+            stats.claimed(System.nanoTime() - start);
+            context.outages().succeeded();
+        } catch (DataAccessException ex) {
+            context.outages().failed("catch-up claim of job " + job.name(), ex);
+            stats.skipped(job.name(), SkipReason.DATABASE_DOWN);
+            return;
+        }
+        stats.won(job.name());
+        try {
+            job.runTask(fire, true);
+        } finally {
+            release(store);
+        }
+    }
+
+    private void release(JobStore store) {
+        try {
+            if (!store.releaseLease(job.name())) {
+                job.leaseLostDuringRun();
+            }
+        } catch (DataAccessException ex) {
+            job.context.outages().failed("release of job " + job.name(), ex);
+        }
+    }
+}

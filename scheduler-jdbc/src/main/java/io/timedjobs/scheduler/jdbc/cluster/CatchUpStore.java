@@ -1,0 +1,103 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import java.time.Duration;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Thread-safe (stateless): the statements of catch-up after downtime (see {@link CatchUpRun}), run
+ * on the scheduler's bounded connections for one instance; reached through {@link
+ * JobStore#catchUp()}. Each job whose policy catches up keeps a watermark in its row, {@code
+ * caught_up_to}: the latest nominal fire run or skipped on purpose, moved only forward, by
+ * compare-and-set.
+ */
+final class CatchUpStore {
+
+    private final JdbcTemplate jdbc;
+    private final JdbcDialect dialect;
+    private final ClusterInstance instance;
+    private final JobSql sql;
+    private final JobStore jobs;
+
+    /** Transactions of the claims that move a watermark and record a fire together. */
+    private final TransactionTemplate transaction;
+
+    CatchUpStore(ClusterDatabase database, ClusterInstance instance, JobStore jobs) {
+        this.jdbc = database.jdbc();
+        this.dialect = database.dialect();
+        this.instance = instance;
+        this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
+        this.jobs = jobs;
+        // The template's own data source, so that its statements join these transactions.
+        this.transaction = new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));
+    }
+
+    /** Returns the job's catch-up watermark: the latest fire run or skipped on purpose; null if none. */
+    @Nullable
+    Instant watermark(String job) {
+        return jdbc.query(
+                sql.readWatermark(), rs -> rs.next() ? JdbcDialect.readInstant(rs, "caught_up_to") : null, job);
+    }
+
+    /** Returns the latest fire recorded for the job (the records live twice the horizon), or null. */
+    @Nullable
+    Instant lastRecordedFire(String job) {
+        return jdbc.query(sql.lastRecordedFire(), rs -> rs.next() ? JdbcDialect.readInstant(rs, "fire_at") : null, job);
+    }
+
+    /**
+     * As {@link JobStore#recordFire}, for a job whose policy catches up: in one transaction, moves
+     * the job's watermark to the fire (compare-and-set, see {@link JobSql#advanceWatermark()}) and
+     * records the fire; both or neither. Returns whether this instance got the fire.
+     */
+    boolean recordFireAndAdvance(String job, String definitionKey, Instant fireAt, Duration horizon) {
+        return Boolean.TRUE.equals(transaction.execute(status -> {
+            if (!advance(job, definitionKey, fireAt) || !jobs.recordFire(job, definitionKey, fireAt, horizon)) {
+                status.setRollbackOnly();
+                return false;
+            }
+            return true;
+        }));
+    }
+
+    /**
+     * Claims a missed fire for a catch-up run: in one transaction, moves the job's watermark to it
+     * (compare-and-set: refused once the watermark reached it or passed it) and records it, whatever
+     * its age. Returns whether this instance got it: at most one caller per fire, ever.
+     */
+    boolean claimMissedFire(String job, String definitionKey, Instant fireAt) {
+        return Boolean.TRUE.equals(transaction.execute(status -> {
+            if (!advance(job, definitionKey, fireAt)
+                    || dialect.insertIfAbsent(
+                                    jdbc, sql.recordMissedFire(), job, JdbcDialect.bind(fireAt), instance.name())
+                            != 1) {
+                status.setRollbackOnly();
+                return false;
+            }
+            return true;
+        }));
+    }
+
+    /**
+     * Moves the watermark from {@code read} (null for none) to {@code to} if it still holds {@code
+     * read}; returns whether it did.
+     */
+    boolean skipMissedFires(String job, String definitionKey, @Nullable Instant read, Instant to) {
+        if (read == null) {
+            return jdbc.update(sql.skipMissedFiresFromNone(), JdbcDialect.bind(to), job, definitionKey) == 1;
+        }
+        return jdbc.update(sql.skipMissedFires(), JdbcDialect.bind(to), job, definitionKey, JdbcDialect.bind(read))
+                == 1;
+    }
+
+    private boolean advance(String job, String definitionKey, Instant fireAt) {
+        Object at = JdbcDialect.bind(fireAt);
+        return jdbc.update(sql.advanceWatermark(), at, job, definitionKey, at) == 1;
+    }
+}
