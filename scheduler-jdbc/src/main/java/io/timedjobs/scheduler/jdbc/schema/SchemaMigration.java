@@ -34,7 +34,7 @@ import org.springframework.util.FileCopyUtils;
 final class SchemaMigration {
 
     /** The versioned scripts of every dialect, version 1 first: version n is the n-th. */
-    static final List<String> SCRIPTS = List.of("V1__timed_jobs.sql", "V2__job_definitions.sql");
+    static final List<String> SCRIPTS = List.of("V1__timed_jobs.sql", "V2__job_definitions.sql", "V3__run_history.sql");
 
     /** The schema version this code runs on. */
     static final int CURRENT = SCRIPTS.size();
