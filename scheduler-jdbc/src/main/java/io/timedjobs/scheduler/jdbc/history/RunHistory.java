@@ -164,6 +164,10 @@ public final class RunHistory {
         return deleted;
     }
 
+    /**
+     * Whether the oldest record (lowest id) is due by age. Records are written in the order runs
+     * end, so one that ran longer than the others may wait for the ones written before it.
+     */
     private boolean oldestIsDue() {
         Instant oldest =
                 jdbc.query(sql.oldestStart(), rs -> rs.next() ? JdbcDialect.readInstant(rs, "started_at") : null);
