@@ -13,6 +13,7 @@ import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
 import io.timedjobs.scheduler.jdbc.durable.Jackson2PayloadCodec;
 import io.timedjobs.scheduler.jdbc.durable.JacksonPayloadCodec;
 import io.timedjobs.scheduler.jdbc.durable.PayloadCodec;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import java.util.Map;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -68,7 +69,8 @@ public class DurableTaskAutoConfiguration {
             ListableBeanFactory beans,
             ObjectProvider<PayloadCodec> codec,
             ObjectProvider<DurableExecutionObserver> observer,
-            ObjectProvider<PlatformTransactionManager> transactionManager) {
+            ObjectProvider<PlatformTransactionManager> transactionManager,
+            ObjectProvider<RunHistory> history) {
         @SuppressWarnings({"unchecked", "rawtypes"})
         Map<String, DurableTaskHandler<?>> handlers = (Map) beans.getBeansOfType(DurableTaskHandler.class);
         PlatformTransactionManager transactions =
@@ -81,6 +83,7 @@ public class DurableTaskAutoConfiguration {
                 .observer(observer.getIfAvailable(DurableExecutionObserver::none))
                 .transactionManager(transactions)
                 .settings(settings(properties))
+                .history(history.getIfAvailable(() -> RunHistory.disabled(database)))
                 .build();
     }
 

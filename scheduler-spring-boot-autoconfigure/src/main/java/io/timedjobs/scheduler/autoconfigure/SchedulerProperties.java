@@ -303,4 +303,12 @@ public class SchedulerProperties {
     public DurableProperties getDurable() {
         return durable;
     }
+
+    // Run history (scheduler-jdbc)
+
+    private final HistoryProperties history = new HistoryProperties();
+
+    public HistoryProperties getHistory() {
+        return history;
+    }
 }
