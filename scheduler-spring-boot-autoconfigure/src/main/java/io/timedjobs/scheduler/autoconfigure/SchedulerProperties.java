@@ -306,6 +306,7 @@ public class SchedulerProperties {
 
     // Run history (scheduler-jdbc)
 
+    @NestedConfigurationProperty
     private final HistoryProperties history = new HistoryProperties();
 
     public HistoryProperties getHistory() {
