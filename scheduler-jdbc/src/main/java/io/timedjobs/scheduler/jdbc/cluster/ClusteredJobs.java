@@ -95,9 +95,9 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         this.firesKept = keep;
         heartbeat.addPollAction(() -> {
             store.pruneFires(keep);
-            history.pruneIfDue();
             // While an outage is known, fires skip the database: this poll is what finds it back.
             outages.succeeded();
+            history.pruneIfDue();
         });
         heartbeat.addHoldings(() -> {
             List<String> held = store.heldLeases();

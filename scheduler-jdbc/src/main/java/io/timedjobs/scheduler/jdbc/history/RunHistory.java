@@ -13,7 +13,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -29,13 +32,17 @@ import org.springframework.transaction.support.TransactionTemplate;
  * end ({@link #complete}: the run lease's release, or the durable task's completion or failure,
  * then the insert, one commit), or inside a handler's completion transaction ({@link
  * #recordJoined}). A completion the database refuses (the run is no longer this instance's) writes
- * no durable record; a clustered run is recorded even then, since it did run here.
+ * no durable record; a clustered run is recorded even then, since it did run here. A record that
+ * cannot be written (a table changed by hand, say) is logged and the run's end written alone: the
+ * history never holds a lease or a task back.
  *
  * <p>Pruning deletes batches of at most {@value #PRUNE_BATCH} rows, each its own short statement,
  * at most {@value #PRUNE_BATCHES} batches per round: no statement holds many locks, and a round
  * ends by itself. Instances prune at their own pace; two at once only delete the same rows.
  */
 public final class RunHistory {
+
+    private static final Log logger = LogFactory.getLog(RunHistory.class);
 
     /** Longest error summary kept: the exception's class and message, cut. */
     public static final int ERROR_LENGTH = 500;
@@ -89,18 +96,34 @@ public final class RunHistory {
         if (!settings.enabled()) {
             return completion.getAsBoolean();
         }
+        boolean[] insertFailed = {false};
         Boolean accepted;
         try {
             accepted = transaction.execute(status -> {
                 boolean done = completion.getAsBoolean();
                 if (done || always) {
-                    insert(jdbc, run);
+                    try {
+                        insert(jdbc, run);
+                    } catch (RuntimeException ex) {
+                        insertFailed[0] = true;
+                        throw ex;
+                    }
                 }
                 return done;
             });
         } catch (TransactionException ex) {
             // no connection, or the commit failed: to callers, the database is away as for any statement
             throw new DataAccessResourceFailureException("Timed Jobs could not record the end of a run", ex);
+        } catch (DataAccessException ex) {
+            if (!insertFailed[0]) {
+                throw ex;
+            }
+            // The record failed and took the completion with it: the run's end matters more.
+            logger.warn(
+                    "Timed Jobs could not write the run history record of " + run.kind() + " " + run.name()
+                            + "; the run's end is written without it",
+                    ex);
+            return completion.getAsBoolean();
         }
         return Boolean.TRUE.equals(accepted);
     }

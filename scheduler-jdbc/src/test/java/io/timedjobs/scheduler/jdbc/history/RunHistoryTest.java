@@ -218,6 +218,30 @@ class RunHistoryTest {
         assertThat(count(database)).isZero();
     }
 
+    /** A record that cannot be written never holds the run's end back: the end is written alone. */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldWriteTheEndWhenTheRecordFails(TestDatabases.Kind kind) {
+        ClusterDatabase database = database(kind.newDatabase());
+        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+        jdbc.execute("DROP TABLE " + database.tables().runHistory());
+        RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
+        String now = database.dialect().now();
+
+        boolean ended = history.complete(
+                () -> database.jdbc()
+                                .update("INSERT INTO timed_jobs_instances (instance_name, started_at, heartbeat_at)"
+                                        + " VALUES ('ended', " + now + ", " + now + ")")
+                        == 1,
+                job("j", "a", RunOutcome.SUCCEEDED, 1),
+                true);
+
+        assertThat(ended).isTrue();
+        assertThat(jdbc.queryForObject(
+                        "SELECT COUNT(*) FROM timed_jobs_instances WHERE instance_name = 'ended'", Integer.class))
+                .isEqualTo(1);
+    }
+
     private static long count(ClusterDatabase database) {
         Long rows = new JdbcTemplate(database.dataSource())
                 .queryForObject("SELECT COUNT(*) FROM " + database.tables().runHistory(), Long.class);
