@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import io.timedjobs.scheduler.spring.TrackedJob;
 import java.nio.file.Files;
@@ -57,6 +59,13 @@ class DashboardBrowserTest {
 
     @Autowired
     private ClusterInstance instance;
+
+    @Autowired
+    private RunHistory history;
+
+    /** A job's row in the run history: its name and its timeline of runs. */
+    private static final Pattern TIMELINE =
+            Pattern.compile("<tr data-history-job=\"([^\"]+)\">.*?<div class=\"timeline\">(.*?)</div>", Pattern.DOTALL);
 
     /** A job row's cluster cells: fires in the cluster, the instance of the last fire, skips here. */
     private static final Pattern CLUSTER_CELLS = Pattern.compile(
@@ -136,5 +145,36 @@ class DashboardBrowserTest {
         assertThat(Long.parseLong(heartbeat[0])).isGreaterThanOrEqualTo(2);
         assertThat(heartbeat[1]).isEqualTo(instance.name() + " (this one)");
         assertThat(heartbeat[2]).isNotBlank();
+    }
+
+    /**
+     * The run history: each clustered job has a timeline of its latest runs, the heartbeat's naming
+     * this instance as the one that ran them, and the last failures have their table.
+     */
+    @Test
+    void shouldShowTheRunHistory() throws Exception {
+        Chromium chromium = Chromium.find().orElse(null);
+        Assumptions.assumeTrue(
+                chromium != null,
+                "No Chromium on the PATH (Debian: apt-get install chromium): the browser test of /timed-jobs is skipped");
+        await().atMost(LONG)
+                .until(() -> history.find(RunHistoryQuery.all().job("sampleJobs.heartbeat"))
+                                .size()
+                        >= 2);
+
+        String dom = chromium.dumpDom(url(), LONG);
+        assertThat(dom)
+                .contains("<section id=\"history-section\">")
+                .contains("<h2>Run history</h2>")
+                .contains(">last failures</th>");
+        Map<String, String> timelines = new LinkedHashMap<>();
+        Matcher matcher = TIMELINE.matcher(dom);
+        while (matcher.find()) {
+            timelines.put(matcher.group(1), matcher.group(2));
+        }
+        assertThat(timelines).as("timelines in the page:%n%s", dom).containsKey("sampleJobs.heartbeat");
+        assertThat(timelines.get("sampleJobs.heartbeat"))
+                .contains("class=\"run SUCCEEDED\"")
+                .contains(instance.name() + " (this one)</span>");
     }
 }

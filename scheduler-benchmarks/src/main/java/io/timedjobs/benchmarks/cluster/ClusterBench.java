@@ -28,6 +28,10 @@ import javax.sql.DataSource;
  *       Lateness (first start minus due) at p50, p99 and max, and early starts.
  * </ul>
  *
+ * <p>With {@code -Dbench.history=true}, our peer also runs with the run history on
+ * ("timed-jobs+history": a record written in each completion's transaction), beside it off, for
+ * the cost per execution of the history.
+ *
  * <p>Both report database commits per execution (from {@code pg_stat_database}, the scheduling
  * included), duplicates (executions beyond the first) and lost tasks. Peers run one after the
  * other in each round, rotated; each gets fresh tables and fresh pools.
@@ -105,10 +109,13 @@ public final class ClusterBench {
         }
     }
 
-    /** The peers of every run: ours, and db-scheduler at its default polling (not in a smoke run) and at 100 ms. */
+    /** The peers of every run: ours (with the history too under {@code bench.history}), and db-scheduler at its default polling (not in a smoke run) and at 100 ms. */
     static List<Supplier<ClusterPeer>> peers() {
         List<Supplier<ClusterPeer>> peers = new ArrayList<>();
         peers.add(TimedJobsPeer::new);
+        if (Boolean.getBoolean("bench.history")) {
+            peers.add(() -> new TimedJobsPeer(true));
+        }
         if (!Sizes.smoke()) {
             peers.add(() -> new DbSchedulerPeer(Duration.ofSeconds(10)));
         }

@@ -6,6 +6,8 @@ import io.timedjobs.scheduler.jdbc.durable.DurableTask;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskHandler;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.RunHistorySettings;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,11 +27,22 @@ final class TimedJobsPeer implements ClusterPeer {
     private static final String HANDLER = "bench";
 
     private final List<DurableTaskEngine> engines = new ArrayList<>();
+    private final boolean history;
     private DataSource first;
+
+    /** Without the run history: each execution's completion as before. */
+    TimedJobsPeer() {
+        this(false);
+    }
+
+    /** With or without the run history, which writes a record in each completion's transaction. */
+    TimedJobsPeer(boolean history) {
+        this.history = history;
+    }
 
     @Override
     public String name() {
-        return "timed-jobs";
+        return history ? "timed-jobs+history" : "timed-jobs";
     }
 
     @Override
@@ -55,10 +68,12 @@ final class TimedJobsPeer implements ClusterPeer {
             }
         };
         for (int i = 0; i < instances.size(); i++) {
-            DurableTaskEngine engine = DurableTaskEngine.builder(
-                            ClusterDatabase.of(instances.get(i), TableNames.defaults()))
+            ClusterDatabase instance = ClusterDatabase.of(instances.get(i), TableNames.defaults());
+            DurableTaskEngine engine = DurableTaskEngine.builder(instance)
                     .instanceName("bench-" + i)
                     .handler(HANDLER, handler)
+                    .history(new RunHistory(
+                            instance, history ? RunHistorySettings.defaults() : RunHistorySettings.disabled()))
                     .build();
             engine.start();
             engines.add(engine);

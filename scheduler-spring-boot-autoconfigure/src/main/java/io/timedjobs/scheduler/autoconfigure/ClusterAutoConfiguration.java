@@ -14,6 +14,8 @@ import io.timedjobs.scheduler.jdbc.database.Sleeper;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskStore;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.RunHistorySettings;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import java.time.Clock;
@@ -155,6 +157,18 @@ public class ClusterAutoConfiguration {
     }
 
     /**
+     * The run history ({@code timed-jobs.history.*}): written by the clustered jobs and durable
+     * tasks at the end of each run, read by the page and the endpoint, and by the application.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public RunHistory timedJobsRunHistory(ClusterDatabase database, SchedulerProperties properties) {
+        HistoryProperties history = properties.getHistory();
+        return new RunHistory(
+                database, new RunHistorySettings(history.isEnabled(), history.getRetention(), history.getMaxRows()));
+    }
+
+    /**
      * Makes the {@code @Scheduled} jobs of our schedulers run once per fire across instances. A
      * job asking for no scheduler is clustered when the default one ({@code taskScheduler}) is
      * ours; one naming a scheduler, when that bean is ours.
@@ -166,7 +180,8 @@ public class ClusterAutoConfiguration {
             ClusterHeartbeat heartbeat,
             DatabaseClock clock,
             SchedulerProperties properties,
-            ConfigurableListableBeanFactory beanFactory) {
+            ConfigurableListableBeanFactory beanFactory,
+            RunHistory history) {
         ClusterProperties cluster = properties.getCluster();
         ClusteredJobs jobs = new ClusteredJobs(
                 database,
@@ -174,7 +189,8 @@ public class ClusterAutoConfiguration {
                 clock,
                 cluster.getPollInterval(),
                 cluster.getMaxRunTime(),
-                cluster.getFireHorizon());
+                cluster.getFireHorizon(),
+                history);
         ZoneId zone = cluster.getTimeZone();
         jobs.setDefaultZone(zone != null ? zone : ZoneId.systemDefault());
         jobs.setLocalJobs(Set.copyOf(cluster.getLocalJobs()));

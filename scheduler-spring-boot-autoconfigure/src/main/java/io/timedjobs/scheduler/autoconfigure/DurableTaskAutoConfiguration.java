@@ -14,6 +14,7 @@ import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
 import io.timedjobs.scheduler.jdbc.durable.Jackson2PayloadCodec;
 import io.timedjobs.scheduler.jdbc.durable.JacksonPayloadCodec;
 import io.timedjobs.scheduler.jdbc.durable.PayloadCodec;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import java.util.Map;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -70,7 +71,8 @@ public class DurableTaskAutoConfiguration {
             ObjectProvider<PayloadCodec> codec,
             ObjectProvider<DurableExecutionObserver> observer,
             ObjectProvider<DurableScheduleObserver> scheduleObserver,
-            ObjectProvider<PlatformTransactionManager> transactionManager) {
+            ObjectProvider<PlatformTransactionManager> transactionManager,
+            ObjectProvider<RunHistory> history) {
         @SuppressWarnings({"unchecked", "rawtypes"})
         Map<String, DurableTaskHandler<?>> handlers = (Map) beans.getBeansOfType(DurableTaskHandler.class);
         PlatformTransactionManager transactions =
@@ -84,6 +86,7 @@ public class DurableTaskAutoConfiguration {
                 .scheduleObserver(scheduleObserver.getIfAvailable(DurableScheduleObserver::none))
                 .transactionManager(transactions)
                 .settings(settings(properties))
+                .history(history.getIfAvailable(() -> RunHistory.disabled(database)))
                 .build();
     }
 

@@ -303,4 +303,13 @@ public class SchedulerProperties {
     public DurableProperties getDurable() {
         return durable;
     }
+
+    // Run history (scheduler-jdbc)
+
+    @NestedConfigurationProperty
+    private final HistoryProperties history = new HistoryProperties();
+
+    public HistoryProperties getHistory() {
+        return history;
+    }
 }

@@ -9,6 +9,7 @@ import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
@@ -60,9 +61,14 @@ public class TimedJobsDashboardAutoConfiguration {
                 ClusterDatabase database,
                 ClusterInstance instance,
                 ObjectProvider<DurableTasks> durableTasks,
-                ObjectProvider<ClusteredJobs> clusteredJobs) {
+                ObjectProvider<ClusteredJobs> clusteredJobs,
+                ObjectProvider<RunHistory> history) {
             return new JdbcClusterReport(
-                    database, instance, durableTasks.getIfAvailable(), clusteredJobs.getIfUnique());
+                    database,
+                    instance,
+                    durableTasks.getIfAvailable(),
+                    clusteredJobs.getIfUnique(),
+                    history.getIfUnique());
         }
 
         @Configuration(proxyBeanMethods = false)

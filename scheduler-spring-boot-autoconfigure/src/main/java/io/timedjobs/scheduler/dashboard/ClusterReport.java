@@ -14,6 +14,12 @@ public interface ClusterReport {
     /** Failed durable tasks listed at most. */
     int FAILED_LISTED = 20;
 
+    /** Runs listed at most in each job's timeline of the run history. */
+    int TIMELINE_LISTED = 10;
+
+    /** Failed runs listed at most from the run history. */
+    int FAILURES_LISTED = 20;
+
     /** Returns instances and durable tasks as the database has them now. */
     ClusterView view();
 

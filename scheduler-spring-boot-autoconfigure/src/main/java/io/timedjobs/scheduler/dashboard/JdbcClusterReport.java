@@ -4,7 +4,9 @@ import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.DurableView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.FailedTaskView;
+import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.InstanceView;
+import io.timedjobs.scheduler.dashboard.TimedJobsView.RunView;
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats;
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.JobCounts;
 import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
@@ -19,6 +21,9 @@ import io.timedjobs.scheduler.jdbc.durable.DurableTaskQuery;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskState;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskStore;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
+import io.timedjobs.scheduler.jdbc.history.RunRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -41,6 +46,7 @@ public final class JdbcClusterReport implements ClusterReport {
     private final DurableTaskStore taskTable;
     private final @Nullable DurableTasks durableTasks;
     private final @Nullable ClusteredJobs clusteredJobs;
+    private final @Nullable RunHistory history;
 
     /**
      * @param database the tables
@@ -63,7 +69,24 @@ public final class JdbcClusterReport implements ClusterReport {
             ClusterInstance instance,
             @Nullable DurableTasks durableTasks,
             @Nullable ClusteredJobs clusteredJobs) {
+        this(database, instance, durableTasks, clusteredJobs, null);
+    }
+
+    /**
+     * @param database the tables
+     * @param instance this instance
+     * @param durableTasks durable tasks; null when they are off
+     * @param clusteredJobs the clustered jobs of this instance; null when they are off
+     * @param history the run history, for {@link ClusterView#history()}; null or disabled when it is off
+     */
+    public JdbcClusterReport(
+            ClusterDatabase database,
+            ClusterInstance instance,
+            @Nullable DurableTasks durableTasks,
+            @Nullable ClusteredJobs clusteredJobs,
+            @Nullable RunHistory history) {
         Objects.requireNonNull(database, "database");
+        this.history = history != null && history.enabled() ? history : null;
         this.clusteredJobs = clusteredJobs;
         this.instance = Objects.requireNonNull(instance, "instance");
         this.jobs = new JobStore(database, instance);
@@ -76,7 +99,42 @@ public final class JdbcClusterReport implements ClusterReport {
         List<InstanceView> instances =
                 instance.all().stream().map(JdbcClusterReport::view).toList();
         DurableTasks tasks = durableTasks;
-        return new ClusterView(instance.name(), instances, tasks == null ? null : durable(tasks));
+        RunHistory runs = history;
+        return new ClusterView(
+                instance.name(), instances, tasks == null ? null : durable(tasks), runs == null ? null : history(runs));
+    }
+
+    /** One query per clustered job of this instance (on its name and start index), one for the failures. */
+    private HistoryView history(RunHistory runs) {
+        Map<String, List<RunView>> timelines = new LinkedHashMap<>();
+        ClusteredJobs known = clusteredJobs;
+        if (known != null) {
+            for (String job : known.jobNames()) {
+                timelines.put(
+                        job,
+                        runs.find(RunHistoryQuery.all().job(job).limit(TIMELINE_LISTED)).stream()
+                                .map(JdbcClusterReport::view)
+                                .toList());
+            }
+        }
+        List<RunView> failures = runs.find(RunHistoryQuery.all().failures().limit(FAILURES_LISTED)).stream()
+                .map(JdbcClusterReport::view)
+                .toList();
+        return new HistoryView(timelines, failures);
+    }
+
+    private static RunView view(RunRecord run) {
+        return new RunView(
+                run.kind().name(),
+                run.name(),
+                run.taskKey(),
+                run.fireAt().toString(),
+                run.instance(),
+                run.startedAt().toString(),
+                run.duration().toMillis(),
+                run.outcome().name(),
+                run.attempt(),
+                run.error());
     }
 
     private static InstanceView view(Registration registration) {

@@ -113,11 +113,55 @@ public record TimedJobsView(
      * @param instance this instance's name
      * @param instances every registered instance
      * @param durable durable tasks; null when they are off
+     * @param history the run history; null when it is off
      */
     public record ClusterView(
             String instance,
             List<InstanceView> instances,
-            @Nullable DurableView durable) {}
+            @Nullable DurableView durable,
+            @Nullable HistoryView history) {
+
+        /** Without a run history. */
+        public ClusterView(String instance, List<InstanceView> instances, @Nullable DurableView durable) {
+            this(instance, instances, durable, null);
+        }
+    }
+
+    /**
+     * The run history (timed-jobs.history.*), as every instance wrote it.
+     *
+     * @param timelines per clustered job of this instance, its latest runs, latest first, at most
+     *     {@value ClusterReport#TIMELINE_LISTED} each: which instance ran which fire
+     * @param lastFailures the latest runs of jobs and durable tasks that threw, latest first, at
+     *     most {@value ClusterReport#FAILURES_LISTED}
+     */
+    public record HistoryView(Map<String, List<RunView>> timelines, List<RunView> lastFailures) {}
+
+    /**
+     * One run as the history recorded it.
+     *
+     * @param kind {@code JOB} (a clustered job's run) or {@code TASK} (a durable execution)
+     * @param name the job, or the durable task's handler
+     * @param taskKey the durable task's key; null for a job
+     * @param fireAt the nominal fire it ran for
+     * @param instance the instance that ran it
+     * @param startedAt when it started, by the database's clock
+     * @param durationMillis how long it ran
+     * @param outcome {@code SUCCEEDED}, {@code FAILED}, or {@code RETRIED} (a durable attempt retried later)
+     * @param attempt which attempt it was (1 for a job)
+     * @param error the exception's class and message, cut; null for a success
+     */
+    public record RunView(
+            String kind,
+            String name,
+            @Nullable String taskKey,
+            String fireAt,
+            String instance,
+            String startedAt,
+            long durationMillis,
+            String outcome,
+            int attempt,
+            @Nullable String error) {}
 
     /**
      * One instance.

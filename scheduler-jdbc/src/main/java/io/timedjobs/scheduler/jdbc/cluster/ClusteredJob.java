@@ -342,11 +342,16 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             return;
         }
         stats.won(name);
+        long began = System.nanoTime();
+        @Nullable Throwable failure = null;
         try {
             runTask(fire);
+        } catch (RuntimeException | Error ex) {
+            failure = ex;
+            throw ex;
         } finally {
             try {
-                if (!store.releaseLease(name)) {
+                if (!store.releaseLease(name, fire, System.nanoTime() - began, failure)) {
                     leaseLostDuringRun();
                 }
             } catch (DataAccessException ex) {

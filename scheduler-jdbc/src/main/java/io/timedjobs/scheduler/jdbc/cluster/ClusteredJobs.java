@@ -5,6 +5,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import io.timedjobs.scheduler.spring.ScheduledJobNames;
 import java.time.Duration;
 import java.time.Instant;
@@ -80,8 +81,23 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
             Duration pollInterval,
             Duration maxRunTime,
             Duration fireHorizon) {
+        this(database, heartbeat, clock, pollInterval, maxRunTime, fireHorizon, RunHistory.disabled(database));
+    }
+
+    /**
+     * As the constructor above, recording each run in {@code history} (see {@link RunHistory}),
+     * which this instance's heartbeat prunes.
+     */
+    public ClusteredJobs(
+            ClusterDatabase database,
+            ClusterHeartbeat heartbeat,
+            DatabaseClock clock,
+            Duration pollInterval,
+            Duration maxRunTime,
+            Duration fireHorizon,
+            RunHistory history) {
         this.instance = heartbeat.instance();
-        JobStore store = new JobStore(database, instance);
+        JobStore store = new JobStore(database, instance, history);
         this.context = new ClusteredJob.Context(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon);
         Duration keep = fireHorizon.multipliedBy(2);
         this.firesKept = keep;
@@ -97,6 +113,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
             pruned = true;
             lastPruneNanos = now;
             outages.succeeded();
+            history.pruneIfDue();
         });
         heartbeat.addHoldings(() -> {
             List<String> held = store.heldLeases();

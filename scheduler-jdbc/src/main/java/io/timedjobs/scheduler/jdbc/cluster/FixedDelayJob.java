@@ -127,11 +127,16 @@ final class FixedDelayJob extends ClusteredJob {
             return;
         }
         context.stats().won(name);
+        long began = System.nanoTime();
+        @Nullable Throwable failure = null;
         try {
             runTask(fire);
+        } catch (RuntimeException | Error ex) {
+            failure = ex;
+            throw ex;
         } finally {
             try {
-                if (!store.completeDelayedFire(name, key(), delay)) {
+                if (!store.completeDelayedFire(name, key(), delay, fire, System.nanoTime() - began, failure)) {
                     leaseLostDuringRun();
                 }
             } catch (DataAccessException ex) {

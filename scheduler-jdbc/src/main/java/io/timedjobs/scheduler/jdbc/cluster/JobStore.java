@@ -3,6 +3,10 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.history.FinishedRun;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.RunKind;
+import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
@@ -67,6 +71,7 @@ public final class JobStore {
     private final JdbcDialect dialect;
     private final ClusterInstance instance;
     private final JobSql sql;
+    private final RunHistory history;
 
     /** The statements of catch-up after downtime, beside these. */
     private final CatchUpStore catchUp;
@@ -76,6 +81,12 @@ public final class JobStore {
 
     /** Creates the store of the jobs and fires tables, acting as {@code instance}. */
     public JobStore(ClusterDatabase database, ClusterInstance instance) {
+        this(database, instance, RunHistory.disabled(database));
+    }
+
+    /** Creates the store, recording each run's end in {@code history}. */
+    public JobStore(ClusterDatabase database, ClusterInstance instance, RunHistory history) {
+        this.history = history;
         this.jdbc = database.jdbc();
         this.dialect = database.dialect();
         this.instance = instance;
@@ -354,6 +365,44 @@ public final class JobStore {
     boolean releaseLease(String job) {
         held.remove(job);
         return jdbc.update(sql.releaseLease(), job, instance.name()) == 1;
+    }
+
+    /**
+     * As {@link #releaseLease(String)}, recording the run in the same transaction; the run is
+     * recorded even when the lease was lost, since it ran here.
+     *
+     * @param failure what the run threw, or null
+     */
+    boolean releaseLease(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {
+        return history.complete(() -> releaseLease(job), run(job, fire, durationNanos, failure), true);
+    }
+
+    /**
+     * As {@link #completeDelayedFire(String, String, Duration)}, recording the run in the same
+     * transaction, whether or not the completion was accepted.
+     */
+    boolean completeDelayedFire(
+            String job,
+            String definitionKey,
+            Duration delay,
+            Instant fire,
+            long durationNanos,
+            @Nullable Throwable failure) {
+        return history.complete(
+                () -> completeDelayedFire(job, definitionKey, delay), run(job, fire, durationNanos, failure), true);
+    }
+
+    private FinishedRun run(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {
+        return new FinishedRun(
+                RunKind.JOB,
+                job,
+                null,
+                fire,
+                instance.name(),
+                Duration.ofNanos(durationNanos).toMillis(),
+                failure == null ? RunOutcome.SUCCEEDED : RunOutcome.FAILED,
+                1,
+                failure == null ? null : RunHistory.errorSummary(failure));
     }
 
     /**

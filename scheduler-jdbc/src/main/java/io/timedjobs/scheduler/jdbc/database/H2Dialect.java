@@ -16,6 +16,7 @@ import org.springframework.jdbc.core.RowMapper;
  *   <li>The clock is {@code CURRENT_TIMESTAMP}, read once per statement.
  *   <li>Insert-if-absent runs a plain insert, and the duplicate key error counts as "absent was
  *       false"; an upsert is a {@code MERGE}; changed rows are selected {@code FROM FINAL TABLE}.
+ *   <li>A batched delete limits the {@code DELETE} itself ({@code FETCH FIRST}).
  *   <li>The schema script runs under a lock of this JVM: H2's {@code IF NOT EXISTS} races on
  *       indexes, and its databases are shared within one JVM only (a server-mode H2 used by several
  *       JVMs is for development, started one at a time).
@@ -53,6 +54,12 @@ final class H2Dialect extends JdbcDialect {
         } catch (DuplicateKeyException duplicate) {
             return 0;
         }
+    }
+
+    /** H2 limits a {@code DELETE} itself; its {@code IN} subquery with a limit would be run once per row. */
+    @Override
+    public String deleteFirst(String table, String condition) {
+        return "DELETE FROM " + table + " WHERE " + condition + " FETCH FIRST ? ROWS ONLY";
     }
 
     @Override

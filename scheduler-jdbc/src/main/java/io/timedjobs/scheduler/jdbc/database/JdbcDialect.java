@@ -43,6 +43,7 @@ import org.springframework.jdbc.core.RowMapper;
  *       select and an update within the caller's transaction;
  *   <li>a set of values bound as one parameter ({@link #anyOf}, bound by {@link #bind}), which a
  *       database without arrays can write as one parameter per value;
+ *   <li>a batched delete, oldest rows first ({@link #deleteFirst});
  *   <li>how schema scripts keep two instances from creating the tables at once ({@link
  *       #runSchemaScript}).
  * </ul>
@@ -212,6 +213,17 @@ public abstract class JdbcDialect {
             JdbcOperations jdbc, RowChange change, List<?> setBinds, List<?> conditionBinds, RowMapper<T> rows) {
         String update = "UPDATE " + change.table() + " SET " + change.set() + " WHERE " + change.condition();
         return jdbc.query(returning(update, change.columns()), ps -> bind(ps, concat(setBinds, conditionBinds)), rows);
+    }
+
+    /**
+     * Returns a {@code DELETE} of at most a bound number of rows of {@code table} that meet {@code
+     * condition}, lowest {@code id} first: a batch short enough that it never holds many locks for
+     * long. Binds: those of {@code condition}, then the most rows. A database without a limit in an
+     * {@code IN} subquery (MariaDB, MySQL) writes it as {@code DELETE ... ORDER BY id LIMIT ?}.
+     */
+    public String deleteFirst(String table, String condition) {
+        return "DELETE FROM " + table + " WHERE id IN (SELECT id FROM " + table + " WHERE " + condition
+                + " ORDER BY id FETCH FIRST ? ROWS ONLY)";
     }
 
     /** Wraps an {@code UPDATE} so that it yields the {@code columns} of the rows it changed. */

@@ -30,7 +30,7 @@ public final class TableNames {
      * The version of the schema this code's statements are written for; recorded in each instance's
      * row, so that instances can tell the ones of an older release, which know less.
      */
-    public static final int SCHEMA_VERSION = 4;
+    public static final int SCHEMA_VERSION = 5;
 
     /** Property that sets the prefix, named in error messages. */
     public static final String PREFIX_PROPERTY = "timed-jobs.jdbc.table-prefix";
@@ -93,6 +93,11 @@ public final class TableNames {
         return table("job_carriers");
     }
 
+    /** Returns the table of the run history: one row per clustered run and durable execution, pruned. */
+    public String runHistory() {
+        return table("run_history");
+    }
+
     /** Returns the table of the schema versions applied by the initializer. */
     public String schemaVersion() {
         return table("schema_version");
@@ -113,7 +118,7 @@ public final class TableNames {
 
     /** Returns every table the versioned schema scripts create, in creation order. */
     public List<String> all() {
-        return List.of(instances(), jobs(), fires(), tasks(), jobDefinitions(), jobCarriers());
+        return List.of(instances(), jobs(), fires(), tasks(), jobDefinitions(), jobCarriers(), runHistory());
     }
 
     /**

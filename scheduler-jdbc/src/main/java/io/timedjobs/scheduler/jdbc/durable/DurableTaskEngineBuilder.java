@@ -7,6 +7,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.Sleeper;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -36,6 +37,7 @@ public final class DurableTaskEngineBuilder {
     private @Nullable ClusterHeartbeat heartbeat;
     private @Nullable DatabaseClock databaseClock;
     private String instanceName = ClusterInstance.defaultName();
+    private @Nullable RunHistory history;
 
     DurableTaskEngineBuilder(ClusterDatabase database) {
         this.database = Objects.requireNonNull(database, "database");
@@ -101,6 +103,15 @@ public final class DurableTaskEngineBuilder {
         return this;
     }
 
+    /**
+     * Records each execution in {@code history}, in the transaction of its completion or failure,
+     * and prunes it at each poll; by default nothing is recorded.
+     */
+    public DurableTaskEngineBuilder history(RunHistory history) {
+        this.history = Objects.requireNonNull(history, "history");
+        return this;
+    }
+
     /** This instance's name when the engine makes its own heartbeat; unique by default. */
     public DurableTaskEngineBuilder instanceName(String instanceName) {
         this.instanceName = Objects.requireNonNull(instanceName, "instanceName");
@@ -131,6 +142,10 @@ public final class DurableTaskEngineBuilder {
                     settings.pollInterval());
         }
         String owner = beat.instance().name();
+        RunHistory runs = history != null ? history : RunHistory.disabled(database);
+        if (runs.enabled()) {
+            beat.addPollAction(runs::pruneIfDue);
+        }
         TransactionTemplate transaction =
                 transactionManager == null ? null : new TransactionTemplate(transactionManager);
         Map<String, DurableTaskHandler<?>> registered = Map.copyOf(handlers);
@@ -148,7 +163,8 @@ public final class DurableTaskEngineBuilder {
                 clock,
                 transaction,
                 leases,
-                outages);
+                outages,
+                runs);
         return new DurableTaskEngine(
                 store,
                 transactional,

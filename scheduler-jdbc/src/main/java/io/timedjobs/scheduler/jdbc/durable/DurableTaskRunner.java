@@ -1,6 +1,10 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
+import io.timedjobs.scheduler.jdbc.history.FinishedRun;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.RunKind;
+import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,6 +56,7 @@ final class DurableTaskRunner {
     private final @Nullable TransactionTemplate completionTransaction;
     private final LeaseDeadline leases;
     private final OutageLog outages;
+    private final RunHistory history;
 
     /** Tasks whose handler runs now, for the warning of a lapsed lease; see {@link #running()}. */
     private final Set<ClaimedTask> running = ConcurrentHashMap.newKeySet();
@@ -74,7 +79,9 @@ final class DurableTaskRunner {
             Clock clock,
             @Nullable TransactionTemplate completionTransaction,
             LeaseDeadline leases,
-            OutageLog outages) {
+            OutageLog outages,
+            RunHistory history) {
+        this.history = history;
         this.store = store;
         this.transactionalStore = transactionalStore;
         this.handlers = handlers;
@@ -153,6 +160,7 @@ final class DurableTaskRunner {
 
     private <T> void execute(DurableTaskHandler<T> handler, ClaimedTask claimed, long lapsesAtStart) {
         int attempt = claimed.attempts() + 1;
+        long began = System.nanoTime();
         try {
             DurableTask<T> task = new DurableTask<>(
                     claimed.id(),
@@ -168,11 +176,14 @@ final class DurableTaskRunner {
                     if (!complete(claimed, transactionalStore, lapsesAtStart)) {
                         // refused: another instance owns the task now, so the handler's writes go too
                         status.setRollbackOnly();
+                    } else {
+                        history.recordJoined(finished(claimed, attempt, began, RunOutcome.SUCCEEDED, null));
                     }
                 });
             } else {
                 invoke(handler, task, claimed.traceParent());
-                record(claimed, () -> complete(claimed, store, lapsesAtStart));
+                FinishedRun run = finished(claimed, attempt, began, RunOutcome.SUCCEEDED, null);
+                record(claimed, () -> history.complete(() -> complete(claimed, store, lapsesAtStart), run, false));
             }
             completed.increment();
         } catch (RuntimeException | Error e) {
@@ -180,8 +191,27 @@ final class DurableTaskRunner {
             failed.increment();
             logFailure(claimed, attempt, cause);
             // the error only (class and message, cut to fit), never the payload
-            record(claimed, () -> fail(claimed, attempt, String.valueOf(cause), lapsesAtStart));
+            RunOutcome outcome = attempt >= settings.maxAttempts() ? RunOutcome.FAILED : RunOutcome.RETRIED;
+            FinishedRun run = finished(claimed, attempt, began, outcome, RunHistory.errorSummary(cause));
+            record(
+                    claimed,
+                    () -> history.complete(
+                            () -> fail(claimed, attempt, String.valueOf(cause), lapsesAtStart), run, false));
         }
+    }
+
+    private FinishedRun finished(
+            ClaimedTask claimed, int attempt, long began, RunOutcome outcome, @Nullable String error) {
+        return new FinishedRun(
+                RunKind.TASK,
+                claimed.handler(),
+                claimed.key(),
+                claimed.fireAt(),
+                owner,
+                Duration.ofNanos(System.nanoTime() - began).toMillis(),
+                outcome,
+                attempt,
+                error);
     }
 
     private <T> void invoke(DurableTaskHandler<T> handler, DurableTask<T> task, @Nullable String traceParent) {

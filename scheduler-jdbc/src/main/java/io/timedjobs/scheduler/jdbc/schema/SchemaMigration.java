@@ -34,8 +34,12 @@ import org.springframework.util.FileCopyUtils;
 final class SchemaMigration {
 
     /** The versioned scripts of every dialect, version 1 first: version n is the n-th. */
-    static final List<String> SCRIPTS =
-            List.of("V1__timed_jobs.sql", "V2__job_definitions.sql", "V3__trace_context.sql", "V4__catch_up.sql");
+    static final List<String> SCRIPTS = List.of(
+            "V1__timed_jobs.sql",
+            "V2__job_definitions.sql",
+            "V3__trace_context.sql",
+            "V4__catch_up.sql",
+            "V5__run_history.sql");
 
     /** The schema version this code runs on. */
     static final int CURRENT = SCRIPTS.size();

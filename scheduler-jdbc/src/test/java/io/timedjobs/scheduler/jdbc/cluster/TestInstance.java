@@ -7,6 +7,8 @@ import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.RunHistorySettings;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -67,7 +69,20 @@ public final class TestInstance {
             Settings settings,
             RunLog runLog,
             Class<?>... jobClasses) {
+        return start(dataSource, name, skew, settings, RunHistorySettings.disabled(), runLog, jobClasses);
+    }
+
+    /** As {@link #start(DataSource, String, Duration, Settings, RunLog, Class[])}, recording runs by {@code history}. */
+    public static AnnotationConfigApplicationContext start(
+            DataSource dataSource,
+            String name,
+            Duration skew,
+            Settings settings,
+            RunHistorySettings history,
+            RunLog runLog,
+            Class<?>... jobClasses) {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+        context.registerBean(RunHistorySettings.class, () -> history);
         // Not closed with the context: the instances share it.
         context.registerBean(DataSource.class, () -> new DelegatingDataSource(dataSource));
         context.registerBean(RunLog.class, () -> runLog);
@@ -114,10 +129,25 @@ public final class TestInstance {
         }
 
         @Bean
+        RunHistory runHistory(ClusterDatabase database, RunHistorySettings settings) {
+            return new RunHistory(database, settings);
+        }
+
+        @Bean
         ClusteredJobs clusteredJobs(
-                ClusterDatabase database, ClusterHeartbeat heartbeat, DatabaseClock clock, Settings settings) {
+                ClusterDatabase database,
+                ClusterHeartbeat heartbeat,
+                DatabaseClock clock,
+                Settings settings,
+                RunHistory history) {
             ClusteredJobs jobs = new ClusteredJobs(
-                    database, heartbeat, clock, settings.pollInterval(), settings.maxRunTime(), settings.fireHorizon());
+                    database,
+                    heartbeat,
+                    clock,
+                    settings.pollInterval(),
+                    settings.maxRunTime(),
+                    settings.fireHorizon(),
+                    history);
             jobs.setDefaultZone(settings.zone());
             return jobs;
         }

@@ -24,7 +24,8 @@ class TableNamesTest {
                         "app_fires",
                         "app_tasks",
                         "app_job_definitions",
-                        "app_job_carriers");
+                        "app_job_carriers",
+                        "app_run_history");
         assertThat(TableNames.defaults().fires()).isEqualTo("timed_jobs_fires");
     }
 

@@ -64,9 +64,7 @@ class SchemaUpgradeTest {
         new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
 
         assertThat(jdbc.queryForList("SELECT version FROM timed_jobs_schema_version ORDER BY version", Integer.class))
-                .containsExactlyElementsOf(IntStream.rangeClosed(1, SchemaMigration.CURRENT)
-                        .boxed()
-                        .toList());
+                .containsExactlyElementsOf(allVersions());
         assertThat(jdbc.queryForObject("SELECT script FROM timed_jobs_schema_version WHERE version = 1", String.class))
                 .contains("found in place");
         assertThat(project(rows(jdbc, "timed_jobs_jobs", "job_name"), jobsBefore))
@@ -90,6 +88,49 @@ class SchemaUpgradeTest {
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM timed_jobs_schema_version", Integer.class))
                 .as("a current schema runs nothing again")
                 .isEqualTo(SchemaMigration.CURRENT);
+    }
+
+    /**
+     * A database at version 2 (the run history's table missing) gains it, with its indexes, and
+     * what it held stays; a second start runs nothing.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldUpgradeAVersion2DatabaseToTheRunHistory(TestDatabases.Kind kind) throws Exception {
+        DataSource dataSource = kind.newDatabase();
+        ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
+        SchemaMigration migration = new SchemaMigration(database.dialect(), database.tables());
+        try (Connection connection = dataSource.getConnection()) {
+            for (String script : List.of("schema_version.sql", "V1__timed_jobs.sql", "V2__job_definitions.sql")) {
+                ScriptUtils.executeSqlScript(
+                        connection,
+                        new ByteArrayResource(migration.script(script).getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        String now = database.dialect().now();
+        jdbc.update("INSERT INTO timed_jobs_schema_version (version, script, applied_at, applied_by) VALUES"
+                + " (1, 'V1__timed_jobs.sql', " + now + ", 'test'), (2, 'V2__job_definitions.sql', " + now
+                + ", 'test')");
+        jdbc.update("INSERT INTO timed_jobs_fires (job_name, fire_at, instance_name, recorded_at) VALUES ('cron', "
+                + now + ", 'old', " + now + ")");
+        List<Map<String, Object>> firesBefore = rows(jdbc, "timed_jobs_fires", "job_name");
+
+        new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
+
+        assertThat(jdbc.queryForList("SELECT version FROM timed_jobs_schema_version ORDER BY version", Integer.class))
+                .containsExactlyElementsOf(allVersions());
+        assertThat(rows(jdbc, "timed_jobs_fires", "job_name")).isEqualTo(firesBefore);
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM timed_jobs_run_history", Integer.class))
+                .isZero();
+        new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM timed_jobs_schema_version", Integer.class))
+                .isEqualTo(SchemaMigration.CURRENT);
+    }
+
+    /** Every version from 1 to the current one, in order. */
+    private static List<Integer> allVersions() {
+        return IntStream.rangeClosed(1, SchemaMigration.CURRENT).boxed().toList();
     }
 
     private static List<Map<String, Object>> rows(JdbcTemplate jdbc, String table, String orderBy) {

@@ -1,0 +1,250 @@
+package io.timedjobs.scheduler.jdbc.history;
+
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Thread-safe; one per database, shared by the clustered jobs, the durable engine and the
+ * dashboard. The history of runs: one record per clustered run and per durable execution (see
+ * {@link RunRecord}), found by {@link #find(RunHistoryQuery)} and pruned by age and by count.
+ *
+ * <p>A record costs no commit of its own: it is written in the transaction that records the run's
+ * end ({@link #complete}: the run lease's release, or the durable task's completion or failure,
+ * then the insert, one commit), or inside a handler's completion transaction ({@link
+ * #recordJoined}). A completion the database refuses (the run is no longer this instance's) writes
+ * no durable record; a clustered run is recorded even then, since it did run here. A record that
+ * cannot be written (a table changed by hand, say) is logged and the run's end written alone: the
+ * history never holds a lease or a task back.
+ *
+ * <p>Pruning deletes batches of at most {@value #PRUNE_BATCH} rows, each its own short statement,
+ * at most {@value #PRUNE_BATCHES} batches per round: no statement holds many locks, and a round
+ * ends by itself. Instances prune at their own pace; two at once only delete the same rows.
+ */
+public final class RunHistory {
+
+    private static final Log logger = LogFactory.getLog(RunHistory.class);
+
+    /** Longest error summary kept: the exception's class and message, cut. */
+    public static final int ERROR_LENGTH = 500;
+
+    static final int PRUNE_BATCH = 500;
+    static final int PRUNE_BATCHES = 20;
+
+    /** Time between pruning rounds, unless the last one was cut short by its batch limit. */
+    static final Duration PRUNE_EVERY = Duration.ofSeconds(10);
+
+    private final RunHistorySettings settings;
+    private final JdbcDialect dialect;
+    private final RunHistorySql sql;
+    private final JdbcTemplate jdbc;
+    private final JdbcTemplate joined;
+    private final TransactionTemplate transaction;
+    private final AtomicLong nextPruneNanos = new AtomicLong(System.nanoTime());
+
+    /** The history of runs in the database's run history table. */
+    public RunHistory(ClusterDatabase database, RunHistorySettings settings) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.dialect = database.dialect();
+        this.sql = new RunHistorySql(database.dialect(), database.tables());
+        this.jdbc = database.jdbc();
+        // the application's data source as is: joins a handler's completion transaction
+        this.joined = new JdbcTemplate(database.dataSource());
+        // the scheduler's bounded data source, the one of database.jdbc(): release and record share a connection
+        this.transaction = new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));
+    }
+
+    /** Returns a history that records nothing, for code that runs without one. */
+    public static RunHistory disabled(ClusterDatabase database) {
+        return new RunHistory(database, RunHistorySettings.disabled());
+    }
+
+    public RunHistorySettings settings() {
+        return settings;
+    }
+
+    /** Whether runs are recorded. */
+    public boolean enabled() {
+        return settings.enabled();
+    }
+
+    /**
+     * Runs {@code completion} (a statement on {@link ClusterDatabase#jdbc()} that records a run's
+     * end) and, when it returns true or {@code always}, writes {@code run}, in one transaction.
+     * Returns what the completion returned. When the history is off, runs the completion alone.
+     */
+    public boolean complete(BooleanSupplier completion, FinishedRun run, boolean always) {
+        if (!settings.enabled()) {
+            return completion.getAsBoolean();
+        }
+        boolean[] insertFailed = {false};
+        Boolean accepted;
+        try {
+            accepted = transaction.execute(status -> {
+                boolean done = completion.getAsBoolean();
+                if (done || always) {
+                    try {
+                        insert(jdbc, run);
+                    } catch (RuntimeException ex) {
+                        insertFailed[0] = true;
+                        throw ex;
+                    }
+                }
+                return done;
+            });
+        } catch (TransactionException ex) {
+            // no connection, or the commit failed: to callers, the database is away as for any statement
+            throw new DataAccessResourceFailureException("Timed Jobs could not record the end of a run", ex);
+        } catch (DataAccessException ex) {
+            if (!insertFailed[0]) {
+                throw ex;
+            }
+            // The record failed and took the completion with it: the run's end matters more.
+            logger.warn(
+                    "Timed Jobs could not write the run history record of " + run.kind() + " " + run.name()
+                            + "; the run's end is written without it",
+                    ex);
+            return completion.getAsBoolean();
+        }
+        return Boolean.TRUE.equals(accepted);
+    }
+
+    /** Writes {@code run} within the caller's transaction on the application's data source. */
+    public void recordJoined(FinishedRun run) {
+        if (settings.enabled()) {
+            insert(joined, run);
+        }
+    }
+
+    private void insert(JdbcTemplate via, FinishedRun run) {
+        List<@Nullable Object> binds = Arrays.asList(
+                run.kind().name(),
+                run.name(),
+                run.taskKey(),
+                run.fireAt(),
+                run.instance(),
+                -run.durationMillis(),
+                run.durationMillis(),
+                run.outcome().name(),
+                run.attempt(),
+                cut(run.error()));
+        via.update(sql.insert(), ps -> dialect.bind(ps, binds));
+    }
+
+    /** Returns the records that meet the query, latest start first. */
+    public List<RunRecord> find(RunHistoryQuery query) {
+        return jdbc.query(sql.find(query), ps -> dialect.bind(ps, RunHistorySql.findBinds(query)), RunHistory::record);
+    }
+
+    /** Prunes when a round is due (see the class comment); called at each poll of the heartbeat. */
+    public void pruneIfDue() {
+        long now = System.nanoTime();
+        long due = nextPruneNanos.get();
+        if (!settings.enabled() || now - due < 0 || !nextPruneNanos.compareAndSet(due, now + PRUNE_EVERY.toNanos())) {
+            return;
+        }
+        if (prune() >= (long) PRUNE_BATCH * PRUNE_BATCHES) {
+            nextPruneNanos.set(now); // a backlog: go on at the next poll
+        }
+    }
+
+    /**
+     * Prunes one round: records beyond {@link RunHistorySettings#maxRows()}, then records older than
+     * the retention, in batches; returns how many it deleted.
+     */
+    public int prune() {
+        if (!settings.enabled()) {
+            return 0;
+        }
+        int deleted = 0;
+        Long cutoff = jdbc.query(sql.countCutoff(), rs -> rs.next() ? rs.getLong(1) : null, settings.maxRows());
+        if (cutoff != null) {
+            deleted += deleteBatches(sql.deleteUpTo(), cutoff, PRUNE_BATCHES);
+        }
+        int left = PRUNE_BATCHES - deleted / PRUNE_BATCH;
+        if (left > 0 && oldestIsDue()) {
+            deleted += deleteBatches(sql.deleteOlder(), -settings.retention().toMillis(), left);
+        }
+        return deleted;
+    }
+
+    /**
+     * Whether the oldest record (lowest id) is due by age. Records are written in the order runs
+     * end, so one that ran longer than the others may wait for the ones written before it.
+     */
+    private boolean oldestIsDue() {
+        Instant oldest =
+                jdbc.query(sql.oldestStart(), rs -> rs.next() ? JdbcDialect.readInstant(rs, "started_at") : null);
+        // compared on this JVM's clock, but only to skip work: the delete compares on the database's
+        return oldest != null
+                && oldest.isBefore(Instant.now().minus(settings.retention()).plusSeconds(60));
+    }
+
+    private int deleteBatches(String delete, Object bind, int batches) {
+        int deleted = 0;
+        for (int batch = 0; batch < batches; batch++) {
+            int rows = jdbc.update(delete, bind, PRUNE_BATCH);
+            deleted += rows;
+            if (rows < PRUNE_BATCH) {
+                break;
+            }
+        }
+        return deleted;
+    }
+
+    /**
+     * Returns the error summary of a run that threw: the exception's class and message (of its
+     * cause, for the wrappers reflection adds), cut to {@link #ERROR_LENGTH}.
+     */
+    public static String errorSummary(Throwable failure) {
+        Throwable shown = failure;
+        while ((shown instanceof UndeclaredThrowableException || shown instanceof InvocationTargetException)
+                && shown.getCause() != null) {
+            shown = shown.getCause();
+        }
+        return Objects.requireNonNull(cut(String.valueOf(shown)));
+    }
+
+    private static @Nullable String cut(@Nullable String error) {
+        if (error == null || error.length() <= ERROR_LENGTH) {
+            return error;
+        }
+        // never half a surrogate pair
+        int end = Character.isHighSurrogate(error.charAt(ERROR_LENGTH - 1)) ? ERROR_LENGTH - 1 : ERROR_LENGTH;
+        return error.substring(0, end);
+    }
+
+    private static RunRecord record(ResultSet rs, int row) throws SQLException {
+        return new RunRecord(
+                rs.getLong("id"),
+                RunKind.valueOf(rs.getString("kind")),
+                rs.getString("name"),
+                rs.getString("task_key"),
+                Objects.requireNonNull(JdbcDialect.readInstant(rs, "fire_at")),
+                rs.getString("instance_name"),
+                Objects.requireNonNull(JdbcDialect.readInstant(rs, "started_at")),
+                Duration.ofMillis(rs.getLong("duration_ms")),
+                RunOutcome.valueOf(rs.getString("outcome")),
+                rs.getInt("attempt"),
+                rs.getString("error"));
+    }
+}

@@ -1,0 +1,120 @@
+package io.timedjobs.scheduler.jdbc.history;
+
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Immutable; any thread. The statements of the run history table for one database, readable in one
+ * place. Values are bound; only the table name and the dialect's clock and batched delete are
+ * formatted in. Plain SQL but for those: no arrays (a set of outcomes is one parameter per value),
+ * no {@code RETURNING}.
+ */
+final class RunHistorySql {
+
+    static final String COLUMNS =
+            "id, kind, name, task_key, fire_at, instance_name, started_at, duration_ms, outcome, attempt, error";
+
+    private final String table;
+    private final String startedBefore;
+    private final JdbcDialect dialect;
+    private final String nowMinusDuration;
+
+    RunHistorySql(JdbcDialect dialect, TableNames tables) {
+        this.dialect = dialect;
+        this.table = tables.runHistory();
+        this.nowMinusDuration = dialect.nowPlusMillis();
+        this.startedBefore = "started_at < " + dialect.nowPlusMillis();
+    }
+
+    /**
+     * Records a run that ended now: its start is the database's time less its duration. Binds:
+     * kind, name, task key, fire, instance, minus duration millis, duration millis, outcome,
+     * attempt, error.
+     */
+    String insert() {
+        return "INSERT INTO " + table + " (kind, name, task_key, fire_at, instance_name, started_at, duration_ms,"
+                + " outcome, attempt, error) VALUES (?, ?, ?, ?, ?, " + nowMinusDuration + ", ?, ?, ?, ?)";
+    }
+
+    /**
+     * The records that meet a query's conditions, latest start first. Binds: {@link #findBinds}, the
+     * values of the conditions the query sets, then its limit.
+     */
+    String find(RunHistoryQuery query) {
+        StringBuilder text = new StringBuilder("SELECT " + COLUMNS + " FROM " + table + " WHERE 1 = 1");
+        if (query.job() != null) {
+            text.append(" AND name = ? AND kind = 'JOB'");
+        }
+        if (query.task() != null) {
+            text.append(" AND name = ? AND kind = 'TASK'");
+        }
+        if (query.instance() != null) {
+            text.append(" AND instance_name = ?");
+        }
+        if (!query.outcomes().isEmpty()) {
+            text.append(" AND outcome IN (")
+                    .append(String.join(
+                            ", ", java.util.Collections.nCopies(query.outcomes().size(), "?")))
+                    .append(")");
+        }
+        if (query.from() != null) {
+            text.append(" AND started_at >= ?");
+        }
+        if (query.to() != null) {
+            text.append(" AND started_at < ?");
+        }
+        return text.append(" ORDER BY started_at DESC, id DESC FETCH FIRST ? ROWS ONLY")
+                .toString();
+    }
+
+    /** Returns the binds of {@link #find}, in the order of its conditions. */
+    static List<Object> findBinds(RunHistoryQuery query) {
+        List<Object> binds = new ArrayList<>();
+        if (query.job() != null) {
+            binds.add(query.job());
+        }
+        if (query.task() != null) {
+            binds.add(query.task());
+        }
+        if (query.instance() != null) {
+            binds.add(query.instance());
+        }
+        query.outcomes().stream().sorted().forEach(outcome -> binds.add(outcome.name()));
+        if (query.from() != null) {
+            binds.add(query.from());
+        }
+        if (query.to() != null) {
+            binds.add(query.to());
+        }
+        binds.add(query.limit());
+        return binds;
+    }
+
+    /**
+     * The start of the oldest record (lowest id), so that pruning by age costs one index probe when
+     * nothing is due. Binds: none.
+     */
+    String oldestStart() {
+        return "SELECT started_at FROM " + table + " ORDER BY id FETCH FIRST 1 ROWS ONLY";
+    }
+
+    /** Deletes a batch of records started before now plus a (negative) delay. Binds: minus retention millis, batch. */
+    String deleteOlder() {
+        return dialect.deleteFirst(table, startedBefore);
+    }
+
+    /**
+     * The id of the newest record beyond the most kept, counting back from the newest; no row when
+     * there are not that many. Binds: most rows kept.
+     */
+    String countCutoff() {
+        return "SELECT id FROM " + table + " ORDER BY id DESC OFFSET ? ROWS FETCH FIRST 1 ROWS ONLY";
+    }
+
+    /** Deletes a batch of records with an id up to a cutoff. Binds: cutoff id, batch. */
+    String deleteUpTo() {
+        return dialect.deleteFirst(table, "id <= ?");
+    }
+}
