@@ -6,7 +6,6 @@ import java.sql.ResultSet;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.Objects;
@@ -101,7 +100,7 @@ public final class DatabaseClock {
                 Instant databaseTime;
                 try (ResultSet result = statement.executeQuery()) {
                     result.next();
-                    databaseTime = result.getObject(1, OffsetDateTime.class).toInstant();
+                    databaseTime = Objects.requireNonNull(dialect.readInstant(result, 1), "database time");
                 }
                 long roundTripNanos = ticker.read() - startNanos;
                 Instant localMiddle = localStart.plusNanos(roundTripNanos / 2);

@@ -62,7 +62,7 @@ public final class ClusterProcessMain {
                             + " RETURNING id",
                     Long.class,
                     job,
-                    JdbcDialect.bind(Objects.requireNonNull(ClusteredJobs.currentFire())),
+                    JdbcDialect.POSTGRESQL.bind(Objects.requireNonNull(ClusteredJobs.currentFire())),
                     instance);
             return Objects.requireNonNull(id);
         }

@@ -87,19 +87,19 @@ class SeparateProcessesTest {
                 .until(() -> jdbc.queryForObject(
                                 "SELECT COUNT(*) FROM test_runs WHERE job = 'slow' AND started_at > ?",
                                 Integer.class,
-                                JdbcDialect.bind(killedAt))
+                                JdbcDialect.POSTGRESQL.bind(killedAt))
                         > 0);
         await().atMost(WAIT)
                 .until(() -> jdbc.queryForObject(
                                 "SELECT COUNT(*) FROM test_runs WHERE job = 'cron' AND fire_at > ?",
                                 Integer.class,
-                                JdbcDialect.bind(killedAt.plusSeconds(1)))
+                                JdbcDialect.POSTGRESQL.bind(killedAt.plusSeconds(1)))
                         >= 4);
 
         Instant takeover = jdbc.queryForObject(
                         "SELECT MIN(started_at) FROM test_runs WHERE job = 'slow' AND started_at > ?",
                         OffsetDateTime.class,
-                        JdbcDialect.bind(killedAt))
+                        JdbcDialect.POSTGRESQL.bind(killedAt))
                 .toInstant();
         // Its last heartbeat was at most one poll (200 ms) before the kill; allow that and a margin.
         assertThat(Duration.between(killedAt, takeover))
@@ -108,7 +108,7 @@ class SeparateProcessesTest {
         assertThat(jdbc.queryForList(
                         "SELECT DISTINCT instance_name FROM test_runs WHERE started_at > ?",
                         String.class,
-                        JdbcDialect.bind(killedAt)))
+                        JdbcDialect.POSTGRESQL.bind(killedAt)))
                 .doesNotContain(victim);
         assertThat(jdbc.queryForObject(
                         "SELECT COUNT(*) FROM (SELECT job, fire_at FROM test_runs GROUP BY job, fire_at"
@@ -122,7 +122,7 @@ class SeparateProcessesTest {
                 rs -> {
                     cronAfterKill.add(rs.getObject(1, OffsetDateTime.class).toInstant());
                 },
-                JdbcDialect.bind(killedAt.plusSeconds(1)));
+                JdbcDialect.POSTGRESQL.bind(killedAt.plusSeconds(1)));
         for (int i = 1; i < cronAfterKill.size(); i++) {
             assertThat(Duration.between(cronAfterKill.get(i - 1), cronAfterKill.get(i)))
                     .as("cron fires after the kill: %s", cronAfterKill)
