@@ -48,6 +48,23 @@ public final class TestDatabases {
                 case MARIADB -> newMariaDb();
             };
         }
+
+        /**
+         * Returns the JDBC URL of a new, empty database of this kind, its user in the URL, for other
+         * processes; H2's in-memory databases have none.
+         */
+        public String newDatabaseUrl() {
+            return switch (this) {
+                case POSTGRESQL ->
+                    "jdbc:postgresql://localhost:" + postgresPort() + "/" + newPostgresDatabaseName()
+                            + "?user=postgres";
+                case MARIADB -> {
+                    assumeMariaDb();
+                    yield MariaDbServer.shared().newDatabaseUrl() + "?user=" + MariaDbServer.USER;
+                }
+                case H2 -> throw new UnsupportedOperationException("H2 databases live in one JVM");
+            };
+        }
     }
 
     /**

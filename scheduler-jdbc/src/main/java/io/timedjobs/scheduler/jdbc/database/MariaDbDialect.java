@@ -23,6 +23,7 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.RowMapperResultSetExtractor;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -44,8 +45,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *   <li>Neither database has {@code RETURNING} on {@code UPDATE}, nor a row limit in an {@code IN}
  *       subquery: a claim is a {@code SELECT ... FOR UPDATE SKIP LOCKED} of the ids, an {@code UPDATE}
  *       of those ids and a {@code SELECT} of them, in one transaction on one connection (the caller's,
- *       if it has one). An upsert is {@code INSERT ... ON DUPLICATE KEY UPDATE} and a read of the row by
- *       its key, likewise.
+ *       if it has one; else its own, at READ COMMITTED, which locks no gaps). An upsert is {@code
+ *       INSERT ... ON DUPLICATE KEY UPDATE} and a read of the row by its key, likewise.
  *   <li>A set of values is one parameter per value ({@code IN (?, ?)}); the row limit is {@code LIMIT}.
  *   <li>The schema scripts run under {@code GET_LOCK}, a lock of the session: it is taken and released
  *       on the connection that runs them, and outlives the commits that MariaDB's DDL makes.
@@ -239,9 +240,9 @@ final class MariaDbDialect extends JdbcDialect {
             List<?> lockBinds,
             List<?> setBinds,
             RowMapper<T> rows) {
-        return retryingDeadlocks(jdbc, connection -> {
+        return retryingDeadlocks(jdbc, session -> {
             List<Long> ids = new ArrayList<>();
-            try (PreparedStatement select = connection.prepareStatement(lock)) {
+            try (PreparedStatement select = session.prepare(lock)) {
                 bind(select, lockBinds);
                 try (ResultSet result = select.executeQuery()) {
                     while (result.next()) {
@@ -254,12 +255,12 @@ final class MariaDbDialect extends JdbcDialect {
             }
             String byId = " WHERE id IN (" + String.join(", ", Collections.nCopies(ids.size(), "?")) + ")";
             try (PreparedStatement update =
-                    connection.prepareStatement("UPDATE " + change.table() + " SET " + change.set() + byId)) {
+                    session.prepare("UPDATE " + change.table() + " SET " + change.set() + byId)) {
                 bind(update, concat(setBinds, ids));
                 update.executeUpdate();
             }
-            try (PreparedStatement read = connection.prepareStatement(
-                    "SELECT " + change.columns() + " FROM " + change.table() + byId + change.order())) {
+            try (PreparedStatement read =
+                    session.prepare("SELECT " + change.columns() + " FROM " + change.table() + byId + change.order())) {
                 bind(read, ids);
                 try (ResultSet result = read.executeQuery()) {
                     return new RowMapperResultSetExtractor<>(rows).extractData(result);
@@ -290,12 +291,12 @@ final class MariaDbDialect extends JdbcDialect {
         }
         String read = "SELECT " + upsert.returning() + " FROM " + upsert.table() + " WHERE "
                 + upsert.key().stream().map(key -> key + " = ?").collect(Collectors.joining(" AND "));
-        return retryingDeadlocks(jdbc, connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(insert)) {
+        return retryingDeadlocks(jdbc, session -> {
+            try (PreparedStatement statement = session.prepare(insert)) {
                 bind(statement, values);
                 statement.executeUpdate();
             }
-            try (PreparedStatement statement = connection.prepareStatement(read)) {
+            try (PreparedStatement statement = session.prepare(read)) {
                 bind(statement, keyValues);
                 try (ResultSet result = statement.executeQuery()) {
                     return new RowMapperResultSetExtractor<>(rows).extractData(result);
@@ -307,7 +308,21 @@ final class MariaDbDialect extends JdbcDialect {
     /** Work on one connection within one transaction. */
     @FunctionalInterface
     private interface InTransaction<T> {
-        T run(Connection connection) throws SQLException;
+        T run(Session session) throws SQLException;
+    }
+
+    /**
+     * A connection within a transaction, whose statements wait at most the template's query timeout
+     * (as the template's own statements do) rather than InnoDB's lock wait timeout.
+     */
+    private record Session(Connection connection, int timeoutSeconds) {
+        PreparedStatement prepare(String sql) throws SQLException {
+            PreparedStatement statement = connection.prepareStatement(sql);
+            if (timeoutSeconds > 0) {
+                statement.setQueryTimeout(timeoutSeconds);
+            }
+            return statement;
+        }
     }
 
     /**
@@ -316,9 +331,11 @@ final class MariaDbDialect extends JdbcDialect {
      * deadlock.
      */
     private static <T> T retryingDeadlocks(JdbcOperations jdbc, InTransaction<T> work) {
+        int timeout = jdbc instanceof JdbcTemplate template ? template.getQueryTimeout() : -1;
         for (int attempt = 1; ; attempt++) {
             try {
-                return jdbc.execute((ConnectionCallback<T>) connection -> inTransaction(connection, work));
+                return jdbc.execute(
+                        (ConnectionCallback<T>) connection -> inTransaction(new Session(connection, timeout), work));
             } catch (PessimisticLockingFailureException lockFailure) {
                 if (!retriable(lockFailure, attempt)) {
                     throw lockFailure;
@@ -327,13 +344,23 @@ final class MariaDbDialect extends JdbcDialect {
         }
     }
 
-    private static <T> T inTransaction(Connection connection, InTransaction<T> work) throws SQLException {
+    /**
+     * Runs work in the connection's transaction if it has one, else in its own at READ COMMITTED: there
+     * a locking read locks the rows it returns and no gaps, so that a claim's update does not wait for
+     * the gap locks of another instance's claim in the same index, nor an insert for either (InnoDB's
+     * default REPEATABLE READ locks gaps). Set for the next transaction only, so nothing needs undoing.
+     */
+    private static <T> T inTransaction(Session session, InTransaction<T> work) throws SQLException {
+        Connection connection = session.connection();
         if (!connection.getAutoCommit()) {
-            return work.run(connection);
+            return work.run(session);
         }
         connection.setAutoCommit(false);
         try {
-            T result = work.run(connection);
+            try (Statement isolation = connection.createStatement()) {
+                isolation.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+            }
+            T result = work.run(session);
             connection.commit();
             return result;
         } catch (SQLException | RuntimeException failure) {
