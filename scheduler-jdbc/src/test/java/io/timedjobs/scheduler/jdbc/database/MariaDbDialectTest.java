@@ -2,16 +2,24 @@ package io.timedjobs.scheduler.jdbc.database;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.testsupport.MariaDbServer;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.TimeZone;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.dao.CannotAcquireLockException;
@@ -104,5 +112,50 @@ class MariaDbDialectTest {
         } finally {
             TimeZone.setDefault(jvmZone);
         }
+    }
+
+    /**
+     * An insert-if-absent that loses a real deadlock (it holds a shared lock on the row its condition
+     * reads, and waits for a duplicate key another transaction inserted, which then locks that row) runs
+     * again, and then finds the key taken instead of failing.
+     */
+    @Test
+    void shouldRunAnInsertThatLostADeadlockAgain() throws Exception {
+        DataSource dataSource = TestDatabases.newMariaDb();
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        jdbc.execute("CREATE TABLE t_jobs (name VARCHAR(10) PRIMARY KEY) ENGINE = InnoDB");
+        jdbc.execute("CREATE TABLE t_fires (k VARCHAR(10) PRIMARY KEY) ENGINE = InnoDB");
+        jdbc.update("INSERT INTO t_jobs (name) VALUES ('j')");
+        long deadlocksBefore = deadlocks(jdbc);
+        String insert = "INSERT INTO t_fires (k) SELECT ? WHERE EXISTS (SELECT 1 FROM t_jobs WHERE name = 'j')";
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try (Connection other = dataSource.getConnection()) {
+            other.setAutoCommit(false);
+            try (Statement statement = other.createStatement()) {
+                statement.executeUpdate("INSERT INTO t_fires (k) VALUES ('a')");
+                Future<Integer> inserted = thread.submit(() -> JdbcDialect.MARIADB.insertIfAbsent(jdbc, insert, "a"));
+                await().atMost(TestDelays.LONG)
+                        .until(() -> jdbc.queryForObject(
+                                        "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'",
+                                        Integer.class)
+                                == 1);
+                statement
+                        .executeQuery("SELECT name FROM t_jobs WHERE name = 'j' FOR UPDATE")
+                        .close();
+                other.commit();
+                assertThat(inserted.get(TestDelays.LONG.toMillis(), TimeUnit.MILLISECONDS))
+                        .as("run again after the deadlock, it finds the key taken")
+                        .isZero();
+            }
+        } finally {
+            thread.shutdownNow();
+        }
+        assertThat(deadlocks(jdbc)).as("a deadlock happened").isGreaterThan(deadlocksBefore);
+    }
+
+    private static long deadlocks(JdbcTemplate jdbc) {
+        return jdbc.queryForObject(
+                "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DEADLOCKS'",
+                Long.class);
     }
 }
