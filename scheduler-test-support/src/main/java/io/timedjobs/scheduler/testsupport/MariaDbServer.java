@@ -82,7 +82,9 @@ public final class MariaDbServer {
     /** Returns the JDBC URL of a new, empty database on this server (utf8mb4). */
     public String newDatabaseUrl() {
         String name = "timed_jobs_test_" + COUNTER.incrementAndGet();
-        try (Connection connection = DriverManager.getConnection(url(""), USER, "");
+        // Its own connect timeout: a pool in the same JVM may have set DriverManager's login timeout
+        // to a second, which a busy machine's handshake can exceed.
+        try (Connection connection = DriverManager.getConnection(url("") + "?connectTimeout=30000", USER, "");
                 Statement statement = connection.createStatement()) {
             statement.execute("CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
         } catch (SQLException e) {

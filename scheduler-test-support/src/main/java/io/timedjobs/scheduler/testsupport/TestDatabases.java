@@ -10,15 +10,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Assumptions;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * For tests, thread-safe: one embedded PostgreSQL per test JVM, started on first use and stopped
- * when the JVM exits, with a fresh database per caller; and fresh in-memory H2 databases.
+ * when the JVM exits, with a fresh database per caller; fresh in-memory H2 databases; and fresh
+ * databases on the shared {@link MariaDbServer}.
  *
  * <p>Its libraries (io.zonky's embedded PostgreSQL, HikariCP, H2, spring-jdbc) are optional
  * dependencies of this module: a module that calls it declares them in its own test scope, with
- * the PostgreSQL binaries and driver.
+ * the PostgreSQL binaries and driver, and MariaDB Connector/J for {@link Kind#MARIADB}.
  */
 public final class TestDatabases {
 
@@ -31,12 +33,53 @@ public final class TestDatabases {
     /** The databases the module supports, for parameterized tests. */
     public enum Kind {
         POSTGRESQL,
-        H2;
+        H2,
+        /**
+         * A real MariaDB server ({@link MariaDbServer}); where none can be had, {@link #newDatabase()}
+         * aborts the calling test, which JUnit reports as skipped with the reason.
+         */
+        MARIADB;
 
         /** Returns a new, empty database of this kind. */
         public DataSource newDatabase() {
-            return this == POSTGRESQL ? newPostgres() : newH2();
+            return switch (this) {
+                case POSTGRESQL -> newPostgres();
+                case H2 -> newH2();
+                case MARIADB -> newMariaDb();
+            };
         }
+
+        /**
+         * Returns the JDBC URL of a new, empty database of this kind, its user in the URL, for other
+         * processes; H2's in-memory databases have none.
+         */
+        public String newDatabaseUrl() {
+            return switch (this) {
+                case POSTGRESQL ->
+                    "jdbc:postgresql://localhost:" + postgresPort() + "/" + newPostgresDatabaseName()
+                            + "?user=postgres";
+                case MARIADB -> {
+                    assumeMariaDb();
+                    yield MariaDbServer.shared().newDatabaseUrl() + "?user=" + MariaDbServer.USER;
+                }
+                case H2 -> throw new UnsupportedOperationException("H2 databases live in one JVM");
+            };
+        }
+    }
+
+    /**
+     * Returns a new, empty database on the shared MariaDB server; aborts the calling test (skipped,
+     * with the reason) where no server can be had.
+     */
+    public static DataSource newMariaDb() {
+        assumeMariaDb();
+        return pooled(MariaDbServer.shared().newDatabaseUrl(), MariaDbServer.USER, 1000);
+    }
+
+    /** Aborts the calling test, reported as skipped with the reason, where no MariaDB server can be had. */
+    public static void assumeMariaDb() {
+        String reason = MariaDbServer.unavailableReason();
+        Assumptions.assumeTrue(reason == null, () -> "MariaDB tests skipped: " + reason);
     }
 
     /** Returns a new, empty database on the shared embedded PostgreSQL. */
@@ -60,9 +103,14 @@ public final class TestDatabases {
      * processes that start while the machine is busy and test no outage.
      */
     public static HikariDataSource pooled(String url, long connectionTimeoutMillis) {
+        return pooled(url, url.startsWith("jdbc:mariadb:") ? MariaDbServer.USER : "postgres", connectionTimeoutMillis);
+    }
+
+    /** As {@link #pooled(String, long)}, connecting as the given user without a password. */
+    public static HikariDataSource pooled(String url, String user, long connectionTimeoutMillis) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
-        config.setUsername("postgres");
+        config.setUsername(user);
         config.setMaximumPoolSize(8);
         config.setMinimumIdle(0);
         config.setConnectionTimeout(connectionTimeoutMillis);

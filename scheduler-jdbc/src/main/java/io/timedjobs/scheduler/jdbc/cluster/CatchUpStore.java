@@ -41,14 +41,13 @@ final class CatchUpStore {
     /** Returns the job's catch-up watermark: the latest fire run or skipped on purpose; null if none. */
     @Nullable
     Instant watermark(String job) {
-        return jdbc.query(
-                sql.readWatermark(), rs -> rs.next() ? JdbcDialect.readInstant(rs, "caught_up_to") : null, job);
+        return jdbc.query(sql.readWatermark(), rs -> rs.next() ? dialect.readInstant(rs, "caught_up_to") : null, job);
     }
 
     /** Returns the latest fire recorded for the job (the records live twice the horizon), or null. */
     @Nullable
     Instant lastRecordedFire(String job) {
-        return jdbc.query(sql.lastRecordedFire(), rs -> rs.next() ? JdbcDialect.readInstant(rs, "fire_at") : null, job);
+        return jdbc.query(sql.lastRecordedFire(), rs -> rs.next() ? dialect.readInstant(rs, "fire_at") : null, job);
     }
 
     /**
@@ -74,8 +73,7 @@ final class CatchUpStore {
     boolean claimMissedFire(String job, String definitionKey, Instant fireAt) {
         return Boolean.TRUE.equals(transaction.execute(status -> {
             if (!advance(job, definitionKey, fireAt)
-                    || dialect.insertIfAbsent(
-                                    jdbc, sql.recordMissedFire(), job, JdbcDialect.bind(fireAt), instance.name())
+                    || dialect.insertIfAbsent(jdbc, sql.recordMissedFire(), job, dialect.bind(fireAt), instance.name())
                             != 1) {
                 status.setRollbackOnly();
                 return false;
@@ -90,14 +88,13 @@ final class CatchUpStore {
      */
     boolean skipMissedFires(String job, String definitionKey, @Nullable Instant read, Instant to) {
         if (read == null) {
-            return jdbc.update(sql.skipMissedFiresFromNone(), JdbcDialect.bind(to), job, definitionKey) == 1;
+            return jdbc.update(sql.skipMissedFiresFromNone(), dialect.bind(to), job, definitionKey) == 1;
         }
-        return jdbc.update(sql.skipMissedFires(), JdbcDialect.bind(to), job, definitionKey, JdbcDialect.bind(read))
-                == 1;
+        return jdbc.update(sql.skipMissedFires(), dialect.bind(to), job, definitionKey, dialect.bind(read)) == 1;
     }
 
     private boolean advance(String job, String definitionKey, Instant fireAt) {
-        Object at = JdbcDialect.bind(fireAt);
+        Object at = dialect.bind(fireAt);
         return jdbc.update(sql.advanceWatermark(), at, job, definitionKey, at) == 1;
     }
 }

@@ -36,6 +36,9 @@ final class JobSql {
     private final String carriers;
     private final String carrierIsDead;
     private final String version1Alive;
+    private final String jobNameParameter;
+    private final String instanceParameter;
+    private final String instantParameter;
 
     /** Paused, for rows that version 1 instances wrote and rows of version 2 alike. */
     private static final String PAUSED = "COALESCE(user_paused, paused)";
@@ -50,6 +53,9 @@ final class JobSql {
         this.carriers = tables.jobCarriers();
         this.carrierIsDead = instances.isDead("c.instance_name");
         this.version1Alive = instances.version1Alive();
+        this.jobNameParameter = dialect.textParameter(300);
+        this.instanceParameter = dialect.textParameter(200);
+        this.instantParameter = dialect.instantParameter();
     }
 
     /**
@@ -110,13 +116,15 @@ final class JobSql {
      * Makes a definition the job's, from now, if the row still holds the definition the caller read
      * (compare-and-set on the key, the empty string for none): its schedule, a new anchor or next
      * fire, and the pause kept. While a version 1 instance is alive, it is fenced off: paused is set
-     * for it, since it would go on firing the definition it has. {@code paused} is assigned first, so
-     * that it reads the old values on every database. Binds: dead after, kind, schedule, time zone,
+     * for it, since it would go on firing the definition it has. {@code user_paused} is assigned
+     * first and {@code paused} reads it: MariaDB and MySQL assign left to right, each assignment
+     * seeing the ones before it, and in this order both readings give the same values as the
+     * standard's (every assignment reads the old row). Binds: dead after, kind, schedule, time zone,
      * anchor, next fire, definition key, instance, dead after, job, key read.
      */
     String takeOver() {
-        return "UPDATE " + jobs + " SET paused = (" + PAUSED + " OR " + version1Alive + "),"
-                + " user_paused = " + PAUSED + ", kind = ?, schedule = ?, time_zone = ?, anchor_at = ?,"
+        return "UPDATE " + jobs + " SET user_paused = " + PAUSED + ", paused = (" + PAUSED + " OR " + version1Alive
+                + "), kind = ?, schedule = ?, time_zone = ?, anchor_at = ?,"
                 + " next_fire_at = ?, definition_key = ?, defined_at = " + now + ", defined_by = ?,"
                 + " fenced = " + version1Alive
                 + " WHERE job_name = ? AND COALESCE(definition_key, '') = ?";
@@ -176,10 +184,9 @@ final class JobSql {
      */
     String recordFire() {
         return "INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
-                + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
-                + " CAST(? AS VARCHAR(200)), " + now
-                + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
-                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
+                + " SELECT " + jobNameParameter + ", " + instantParameter + ", " + instanceParameter + ", " + now
+                + " WHERE " + instantParameter + " > " + nowPlus
+                + " AND " + instantParameter + " < " + nowPlus
                 + " AND EXISTS (SELECT 1 FROM " + jobs + " WHERE job_name = ? AND definition_key = ? AND NOT "
                 + PAUSED + ")";
     }

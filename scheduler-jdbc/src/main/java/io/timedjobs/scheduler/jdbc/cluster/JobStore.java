@@ -119,8 +119,8 @@ public final class JobStore {
                 definition.kind(),
                 definition.schedule(),
                 definition.timeZone(),
-                anchorAt == null ? null : JdbcDialect.bind(anchorAt),
-                nextFireAt == null ? null : JdbcDialect.bind(nextFireAt),
+                anchorAt == null ? null : dialect.bind(anchorAt),
+                nextFireAt == null ? null : dialect.bind(nextFireAt),
                 key,
                 instance.name());
         dialect.insertIfAbsent(jdbc, sql.recordDefinition(), job, key, definition.text());
@@ -129,10 +129,10 @@ public final class JobStore {
         JobRow row = read(job);
         if (row != null && key.equals(row.definitionKey())) {
             if (anchorAt != null && row.anchorAt() == null) {
-                jdbc.update(sql.fillAnchor(), JdbcDialect.bind(anchorAt), job);
+                jdbc.update(sql.fillAnchor(), dialect.bind(anchorAt), job);
                 row = read(job);
             } else if (nextFireAt != null && row.nextFireAt() == null && row.leaseOwner() == null) {
-                jdbc.update(sql.fillNextFire(), JdbcDialect.bind(nextFireAt), job);
+                jdbc.update(sql.fillNextFire(), dialect.bind(nextFireAt), job);
                 row = read(job);
             }
         }
@@ -150,7 +150,7 @@ public final class JobStore {
                 rs -> rs.next()
                         ? new RecordedDefinition(
                                 rs.getString("definition"),
-                                java.util.Objects.requireNonNull(JdbcDialect.readInstant(rs, "first_seen_at")))
+                                java.util.Objects.requireNonNull(dialect.readInstant(rs, "first_seen_at")))
                         : null,
                 job,
                 key);
@@ -197,8 +197,8 @@ public final class JobStore {
                         definition.kind(),
                         definition.schedule(),
                         definition.timeZone(),
-                        anchorAt == null ? null : JdbcDialect.bind(anchorAt),
-                        nextFireAt == null ? null : JdbcDialect.bind(nextFireAt),
+                        anchorAt == null ? null : dialect.bind(anchorAt),
+                        nextFireAt == null ? null : dialect.bind(nextFireAt),
                         definition.key(),
                         instance.name(),
                         deadAfter,
@@ -222,10 +222,10 @@ public final class JobStore {
                                 rs.getString("kind"),
                                 rs.getString("schedule"),
                                 rs.getString("time_zone"),
-                                JdbcDialect.readInstant(rs, "anchor_at"),
-                                JdbcDialect.readInstant(rs, "next_fire_at"),
+                                dialect.readInstant(rs, "anchor_at"),
+                                dialect.readInstant(rs, "next_fire_at"),
                                 rs.getString("lease_owner"),
-                                JdbcDialect.readInstant(rs, "lease_until"),
+                                dialect.readInstant(rs, "lease_until"),
                                 rs.getBoolean("paused"),
                                 rs.getString("definition_key"),
                                 definedAt(rs),
@@ -235,9 +235,9 @@ public final class JobStore {
                 job);
     }
 
-    private static Instant definedAt(java.sql.ResultSet rs) throws java.sql.SQLException {
-        Instant defined = JdbcDialect.readInstant(rs, "defined_at");
-        return defined != null ? defined : java.util.Objects.requireNonNull(JdbcDialect.readInstant(rs, "created_at"));
+    private Instant definedAt(java.sql.ResultSet rs) throws java.sql.SQLException {
+        Instant defined = dialect.readInstant(rs, "defined_at");
+        return defined != null ? defined : java.util.Objects.requireNonNull(dialect.readInstant(rs, "created_at"));
     }
 
     /**
@@ -266,7 +266,7 @@ public final class JobStore {
      * row is paused, or holds a definition other than {@code definitionKey}.
      */
     boolean recordFire(String job, String definitionKey, Instant fireAt, Duration horizon) {
-        Object at = JdbcDialect.bind(fireAt);
+        Object at = dialect.bind(fireAt);
         long horizonMillis = horizon.toMillis();
         return dialect.insertIfAbsent(
                         jdbc,
@@ -306,7 +306,7 @@ public final class JobStore {
         if (!dialect.foldsInsertWithRead()) {
             return FireAttempt.unexplained(recordFire(job, definitionKey, fireAt, horizon));
         }
-        Object at = JdbcDialect.bind(fireAt);
+        Object at = dialect.bind(fireAt);
         long horizonMillis = horizon.toMillis();
         return Objects.requireNonNull(jdbc.query(
                 sql.recordFireOrRead(),
@@ -427,7 +427,7 @@ public final class JobStore {
                         instance.name(),
                         maxRunTime.toMillis(),
                         job,
-                        JdbcDialect.bind(nextFireAt),
+                        dialect.bind(nextFireAt),
                         early.toMillis(),
                         definitionKey,
                         instance.name(),
@@ -477,7 +477,7 @@ public final class JobStore {
     public Map<String, FireSummary> fireSummaries() {
         Map<String, FireSummary> summaries = new LinkedHashMap<>();
         jdbc.query(sql.fireSummaries(), rs -> {
-            Instant last = JdbcDialect.readInstant(rs, "fire_at");
+            Instant last = dialect.readInstant(rs, "fire_at");
             if (last != null) {
                 summaries.put(
                         rs.getString("job_name"),

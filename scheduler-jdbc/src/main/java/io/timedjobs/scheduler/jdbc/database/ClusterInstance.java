@@ -206,7 +206,7 @@ public final class ClusterInstance {
                 }
             }
         }
-        int taken = jdbc.update(sql.takeOver(), name, JdbcDialect.bind(seen.heartbeatAt()));
+        int taken = jdbc.update(sql.takeOver(), name, dialect.bind(seen.heartbeatAt()));
         if (taken == 0) {
             Registration now = registration();
             if (now != null) {
@@ -251,9 +251,7 @@ public final class ClusterInstance {
                 sql.registration(),
                 rs -> rs.next()
                         ? new Registration(
-                                name,
-                                JdbcDialect.readInstant(rs, "started_at"),
-                                JdbcDialect.readInstant(rs, "heartbeat_at"))
+                                name, dialect.readInstant(rs, "started_at"), dialect.readInstant(rs, "heartbeat_at"))
                         : null,
                 name);
     }
@@ -341,7 +339,7 @@ public final class ClusterInstance {
     /** Returns the heartbeat of an instance as the database recorded it, or null if it has no row. */
     public @Nullable Instant heartbeatOf(String instanceName) {
         return jdbc.query(
-                sql.heartbeatOf(), rs -> rs.next() ? JdbcDialect.readInstant(rs, "heartbeat_at") : null, instanceName);
+                sql.heartbeatOf(), rs -> rs.next() ? dialect.readInstant(rs, "heartbeat_at") : null, instanceName);
     }
 
     /** An instance as its row stands: name, start and last heartbeat on the database's clock. */
@@ -356,8 +354,8 @@ public final class ClusterInstance {
                 sql.all(),
                 (rs, row) -> new Registration(
                         rs.getString("instance_name"),
-                        JdbcDialect.readInstant(rs, "started_at"),
-                        JdbcDialect.readInstant(rs, "heartbeat_at")));
+                        dialect.readInstant(rs, "started_at"),
+                        dialect.readInstant(rs, "heartbeat_at")));
     }
 
     @Override

@@ -8,7 +8,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.Objects;
@@ -190,7 +189,7 @@ public final class DatabaseClock {
                 if (!result.next()) {
                     return null;
                 }
-                databaseTime = result.getObject(1, OffsetDateTime.class).toInstant();
+                databaseTime = Objects.requireNonNull(dialect.readInstant(result, 1), "database time");
             }
             long roundTripNanos = ticker.read() - startNanos;
             Instant localMiddle = localStart.plusNanos(roundTripNanos / 2);

@@ -48,9 +48,10 @@ import org.springframework.jdbc.core.RowMapper;
  *       #runSchemaScript}).
  * </ul>
  *
- * <p>Instants are bound as {@link OffsetDateTime} in UTC, to {@code TIMESTAMP WITH TIME ZONE}
- * columns, truncated to microseconds (the precision both databases store), so that an instant read
- * back equals the one written.
+ * <p>Instants are bound by {@link #bind(Instant)} and read by {@link #readInstant}: as {@link
+ * OffsetDateTime} in UTC to {@code TIMESTAMP WITH TIME ZONE} columns, or as the UTC date and time to
+ * MariaDB's {@code DATETIME(6)}; truncated to microseconds (the precision every database stores), so
+ * that an instant read back equals the one written.
  */
 public abstract class JdbcDialect {
 
@@ -60,8 +61,11 @@ public abstract class JdbcDialect {
     /** H2 2.x, for development and tests. */
     public static final JdbcDialect H2 = new H2Dialect();
 
+    /** MariaDB 10.6 or later, and MySQL 8.0.1 or later with the SQL MySQL 8.0 documents. */
+    public static final JdbcDialect MARIADB = new MariaDbDialect();
+
     /** Every supported database, in the order {@link #forProductName} tries them. */
-    private static final List<JdbcDialect> SUPPORTED = List.of(POSTGRESQL, H2);
+    private static final List<JdbcDialect> SUPPORTED = List.of(POSTGRESQL, H2, MARIADB);
 
     /** Only this package adds databases. */
     JdbcDialect() {}
@@ -76,7 +80,9 @@ public abstract class JdbcDialect {
         Objects.requireNonNull(dataSource, "dataSource");
         try (Connection connection = dataSource.getConnection()) {
             DatabaseMetaData metaData = connection.getMetaData();
-            return forProductName(metaData.getDatabaseProductName());
+            JdbcDialect dialect = forProductName(metaData.getDatabaseProductName());
+            dialect.checkVersion(metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion());
+            return dialect;
         } catch (SQLException ex) {
             throw new DataAccessResourceFailureException(
                     "Timed Jobs could not reach its database to detect which one it is", ex);
@@ -95,13 +101,24 @@ public abstract class JdbcDialect {
                 return dialect;
             }
         }
-        throw new IllegalStateException("Timed Jobs keeps its tables in PostgreSQL or H2, but the DataSource is '"
+        throw new IllegalStateException("Timed Jobs keeps its tables in PostgreSQL, MariaDB, MySQL or H2, but the"
+                + " DataSource is '"
                 + productName + "'. Mark a supported DataSource with @TimedJobsDataSource, or set"
                 + " timed-jobs.cluster.enabled=false to run every instance on its own.");
     }
 
     /** Whether JDBC's product name (in lower case) names this database. */
     abstract boolean isProduct(String lowerCaseProductName);
+
+    /**
+     * Refuses a server version this dialect's SQL does not run on, naming it; by default every
+     * version is accepted.
+     *
+     * @param productName the product name as JDBC reports it
+     * @param productVersion the server's version as JDBC reports it
+     * @throws IllegalStateException when the version is too old
+     */
+    void checkVersion(@Nullable String productName, @Nullable String productVersion) {}
 
     /** Returns the folder of this database's schema scripts, for example {@code postgresql}. */
     public abstract String scriptFolder();
@@ -156,8 +173,8 @@ public abstract class JdbcDialect {
 
     /** Returns the database's current time, read with {@link #clockQuery()}. */
     public final Instant currentTime(JdbcOperations jdbc) {
-        OffsetDateTime value = jdbc.queryForObject(clockQuery(), OffsetDateTime.class);
-        return Objects.requireNonNull(value, "database time").toInstant();
+        Instant value = jdbc.queryForObject(clockQuery(), (rs, row) -> readInstant(rs, 1));
+        return Objects.requireNonNull(value, "database time");
     }
 
     /**
@@ -178,6 +195,32 @@ public abstract class JdbcDialect {
      */
     public String anyOf(String column, int count) {
         return column + " = ANY(?)";
+    }
+
+    /** Returns the clause that keeps the first rows only, their number bound as one parameter. */
+    public String fetchFirst() {
+        return " FETCH FIRST ? ROWS ONLY";
+    }
+
+    /** Returns the clause that skips rows, their number bound as one parameter, and keeps the next one. */
+    public String skipThenFirst() {
+        return " OFFSET ? ROWS FETCH FIRST 1 ROWS ONLY";
+    }
+
+    /**
+     * Returns a bound instant, typed as the database's instants, for a parameter whose type the
+     * database cannot infer (in a select list, or compared with an expression).
+     */
+    public String instantParameter() {
+        return "CAST(? AS TIMESTAMP WITH TIME ZONE)";
+    }
+
+    /**
+     * Returns a bound text of at most {@code length} characters, typed where the database cannot
+     * infer a parameter's type.
+     */
+    public String textParameter(int length) {
+        return "CAST(? AS VARCHAR(" + length + "))";
     }
 
     /**
@@ -281,18 +324,29 @@ public abstract class JdbcDialect {
         return index + 1;
     }
 
-    /** Returns the bind value of an instant: UTC, truncated to microseconds. */
-    public static OffsetDateTime bind(Instant instant) {
+    /**
+     * Returns the bind value of an instant, truncated to microseconds: by default an {@link
+     * OffsetDateTime} in UTC, for {@code TIMESTAMP WITH TIME ZONE} columns. A dialect whose columns
+     * hold no zone binds the UTC date and time instead, which no connector or session time zone
+     * moves.
+     */
+    public Object bind(Instant instant) {
         return instant.truncatedTo(ChronoUnit.MICROS).atOffset(ZoneOffset.UTC);
     }
 
-    /** Returns the instant in a {@code TIMESTAMP WITH TIME ZONE} column, or null. */
-    public static @Nullable Instant readInstant(ResultSet resultSet, String column) throws SQLException {
+    /** Returns the instant in a column of instants, read as {@link #bind(Instant)} writes it, or null. */
+    public @Nullable Instant readInstant(ResultSet resultSet, String column) throws SQLException {
         OffsetDateTime value = resultSet.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }
 
-    private static List<Object> concat(List<?>... parts) {
+    /** As {@link #readInstant(ResultSet, String)}, by the column's index. */
+    public @Nullable Instant readInstant(ResultSet resultSet, int column) throws SQLException {
+        OffsetDateTime value = resultSet.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
+
+    static List<Object> concat(List<?>... parts) {
         List<Object> all = new ArrayList<>();
         for (List<?> part : parts) {
             all.addAll(part);

@@ -237,7 +237,7 @@ final class DurableTaskSql {
         if (query.dueFrom() != null) {
             text.append(" AND due_at >= ?");
         }
-        return text.append(" ORDER BY due_at, id FETCH FIRST ? ROWS ONLY").toString();
+        return text.append(" ORDER BY due_at, id").append(dialect.fetchFirst()).toString();
     }
 
     /** Returns the binds of {@link #find}, in the order of its conditions. */

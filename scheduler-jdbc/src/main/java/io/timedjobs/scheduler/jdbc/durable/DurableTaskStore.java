@@ -103,18 +103,11 @@ public final class DurableTaskStore {
         }
         String[] names = handlers.toArray(String[]::new);
         return dialect.claim(
-                jdbc,
-                sql.claimDue(names.length),
-                binds(owner, lease),
-                binds(names, lookahead),
-                limit,
-                DurableTaskStore::claimed);
+                jdbc, sql.claimDue(names.length), binds(owner, lease), binds(names, lookahead), limit, this::claimed);
     }
 
     Optional<ClaimedTask> claimOne(String owner, long id, Duration lookahead, Duration lease) {
-        return dialect
-                .claim(jdbc, sql.claimOne(), binds(owner, lease), binds(id, lookahead), 1, DurableTaskStore::claimed)
-                .stream()
+        return dialect.claim(jdbc, sql.claimOne(), binds(owner, lease), binds(id, lookahead), 1, this::claimed).stream()
                 .findFirst();
     }
 
@@ -124,12 +117,7 @@ public final class DurableTaskStore {
         }
         String[] names = handlers.toArray(String[]::new);
         return dialect.claim(
-                jdbc,
-                sql.claimExpired(names.length),
-                binds(owner, lease),
-                binds((Object) names),
-                limit,
-                DurableTaskStore::claimed);
+                jdbc, sql.claimExpired(names.length), binds(owner, lease), binds((Object) names), limit, this::claimed);
     }
 
     /** The fenced start; true means this claim still holds and the task is now RUNNING. */
@@ -201,8 +189,7 @@ public final class DurableTaskStore {
     }
 
     List<DurableTaskInfo> query(DurableTaskQuery query) {
-        return jdbc.query(
-                sql.find(query), ps -> dialect.bind(ps, DurableTaskSql.findBinds(query)), DurableTaskStore::info);
+        return jdbc.query(sql.find(query), ps -> dialect.bind(ps, DurableTaskSql.findBinds(query)), this::info);
     }
 
     private int update(String statement, @Nullable Object... values) {
@@ -214,7 +201,7 @@ public final class DurableTaskStore {
         return Arrays.asList(values);
     }
 
-    private static ClaimedTask claimed(ResultSet rs, int row) throws SQLException {
+    private ClaimedTask claimed(ResultSet rs, int row) throws SQLException {
         return new ClaimedTask(
                 rs.getLong("id"),
                 rs.getString("handler"),
@@ -228,7 +215,7 @@ public final class DurableTaskStore {
                 rs.getString("trace_parent"));
     }
 
-    private static DurableTaskInfo info(ResultSet rs, int row) throws SQLException {
+    private DurableTaskInfo info(ResultSet rs, int row) throws SQLException {
         return new DurableTaskInfo(
                 rs.getLong("id"),
                 rs.getString("handler"),
@@ -243,8 +230,8 @@ public final class DurableTaskStore {
                 rs.getString("claimed_by"));
     }
 
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
-        return Objects.requireNonNull(JdbcDialect.readInstant(rs, column), column);
+    private Instant instant(ResultSet rs, String column) throws SQLException {
+        return Objects.requireNonNull(dialect.readInstant(rs, column), column);
     }
 
     private static @Nullable String truncate(@Nullable String error) {

@@ -152,7 +152,7 @@ public final class RunHistory {
 
     /** Returns the records that meet the query, latest start first. */
     public List<RunRecord> find(RunHistoryQuery query) {
-        return jdbc.query(sql.find(query), ps -> dialect.bind(ps, RunHistorySql.findBinds(query)), RunHistory::record);
+        return jdbc.query(sql.find(query), ps -> dialect.bind(ps, RunHistorySql.findBinds(query)), this::record);
     }
 
     /** Prunes when a round is due (see the class comment); called at each poll of the heartbeat. */
@@ -193,7 +193,7 @@ public final class RunHistory {
      */
     private boolean oldestIsDue() {
         Instant oldest =
-                jdbc.query(sql.oldestStart(), rs -> rs.next() ? JdbcDialect.readInstant(rs, "started_at") : null);
+                jdbc.query(sql.oldestStart(), rs -> rs.next() ? dialect.readInstant(rs, "started_at") : null, 1);
         // compared on this JVM's clock, but only to skip work: the delete compares on the database's
         return oldest != null
                 && oldest.isBefore(Instant.now().minus(settings.retention()).plusSeconds(60));
@@ -233,15 +233,15 @@ public final class RunHistory {
         return error.substring(0, end);
     }
 
-    private static RunRecord record(ResultSet rs, int row) throws SQLException {
+    private RunRecord record(ResultSet rs, int row) throws SQLException {
         return new RunRecord(
                 rs.getLong("id"),
                 RunKind.valueOf(rs.getString("kind")),
                 rs.getString("name"),
                 rs.getString("task_key"),
-                Objects.requireNonNull(JdbcDialect.readInstant(rs, "fire_at")),
+                Objects.requireNonNull(dialect.readInstant(rs, "fire_at")),
                 rs.getString("instance_name"),
-                Objects.requireNonNull(JdbcDialect.readInstant(rs, "started_at")),
+                Objects.requireNonNull(dialect.readInstant(rs, "started_at")),
                 Duration.ofMillis(rs.getLong("duration_ms")),
                 RunOutcome.valueOf(rs.getString("outcome")),
                 rs.getInt("attempt"),

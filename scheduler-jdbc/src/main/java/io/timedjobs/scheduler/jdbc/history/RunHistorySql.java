@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * Immutable; any thread. The statements of the run history table for one database, readable in one
- * place. Values are bound; only the table name and the dialect's clock and batched delete are
- * formatted in. Plain SQL but for those: no arrays (a set of outcomes is one parameter per value),
+ * place. Values are bound; only the table name and the dialect's clock, row limits and batched
+ * delete are formatted in. Plain SQL but for those: no arrays (a set of outcomes is one parameter per value),
  * no {@code RETURNING}.
  */
 final class RunHistorySql {
@@ -65,7 +65,8 @@ final class RunHistorySql {
         if (query.to() != null) {
             text.append(" AND started_at < ?");
         }
-        return text.append(" ORDER BY started_at DESC, id DESC FETCH FIRST ? ROWS ONLY")
+        return text.append(" ORDER BY started_at DESC, id DESC")
+                .append(dialect.fetchFirst())
                 .toString();
     }
 
@@ -94,10 +95,10 @@ final class RunHistorySql {
 
     /**
      * The start of the oldest record (lowest id), so that pruning by age costs one index probe when
-     * nothing is due. Binds: none.
+     * nothing is due. Binds: 1 (the row limit).
      */
     String oldestStart() {
-        return "SELECT started_at FROM " + table + " ORDER BY id FETCH FIRST 1 ROWS ONLY";
+        return "SELECT started_at FROM " + table + " ORDER BY id" + dialect.fetchFirst();
     }
 
     /** Deletes a batch of records started before now plus a (negative) delay. Binds: minus retention millis, batch. */
@@ -110,7 +111,7 @@ final class RunHistorySql {
      * there are not that many. Binds: most rows kept.
      */
     String countCutoff() {
-        return "SELECT id FROM " + table + " ORDER BY id DESC OFFSET ? ROWS FETCH FIRST 1 ROWS ONLY";
+        return "SELECT id FROM " + table + " ORDER BY id DESC" + dialect.skipThenFirst();
     }
 
     /** Deletes a batch of records with an id up to a cutoff. Binds: cutoff id, batch. */

@@ -165,9 +165,10 @@ class CatchUpTest {
 
     private static Map<String, Instant> watermarks(DataSource dataSource) {
         Map<String, Instant> watermarks = new HashMap<>();
+        JdbcDialect dialect = JdbcDialect.detect(dataSource);
         new JdbcTemplate(dataSource).query("SELECT job_name, caught_up_to FROM timed_jobs_jobs", rs -> {
             String job = rs.getString("job_name");
-            watermarks.put(job.substring(job.lastIndexOf('.') + 1), JdbcDialect.readInstant(rs, "caught_up_to"));
+            watermarks.put(job.substring(job.lastIndexOf('.') + 1), dialect.readInstant(rs, "caught_up_to"));
         });
         return watermarks;
     }

@@ -3,16 +3,19 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import com.zaxxer.hikari.HikariDataSource;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import javax.sql.DataSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.GeneratedKeyHolder;
 import org.springframework.scheduling.annotation.Scheduled;
 
 /**
- * For tests: a small application run as a separate JVM by {@link SeparateProcessesTest}. Arguments:
+ * For tests: a small application run as a separate JVM by {@link SeparateProcessesTest}, on the
+ * database the URL names (PostgreSQL or MariaDB). Arguments:
  * JDBC URL and instance name. Its jobs write their runs to the table {@code test_runs}.
  */
 public final class ClusterProcessMain {
@@ -39,9 +42,12 @@ public final class ClusterProcessMain {
         private final JdbcTemplate jdbc;
         private final String instance;
 
+        private final JdbcDialect dialect;
+
         ProcessJobs(DataSource dataSource, String instanceName) {
             this.jdbc = new JdbcTemplate(dataSource);
             this.instance = instanceName;
+            this.dialect = JdbcDialect.detect(dataSource);
         }
 
         @Scheduled(cron = "* * * * * *")
@@ -53,18 +59,25 @@ public final class ClusterProcessMain {
         void slow() {
             long id = started("slow");
             NoOverlapTest.work(Duration.ofSeconds(4));
-            jdbc.update("UPDATE test_runs SET ended_at = clock_timestamp() WHERE id = ?", id);
+            jdbc.update("UPDATE test_runs SET ended_at = " + dialect.now() + " WHERE id = ?", id);
         }
 
         private long started(String job) {
-            Long id = jdbc.queryForObject(
-                    "INSERT INTO test_runs (job, fire_at, instance_name, started_at) VALUES (?, ?, ?, clock_timestamp())"
-                            + " RETURNING id",
-                    Long.class,
-                    job,
-                    JdbcDialect.bind(Objects.requireNonNull(ClusteredJobs.currentFire())),
-                    instance);
-            return Objects.requireNonNull(id);
+            GeneratedKeyHolder key = new GeneratedKeyHolder();
+            Object fire = dialect.bind(Objects.requireNonNull(ClusteredJobs.currentFire()));
+            jdbc.update(
+                    connection -> {
+                        PreparedStatement insert = connection.prepareStatement(
+                                "INSERT INTO test_runs (job, fire_at, instance_name, started_at) VALUES (?, ?, ?, "
+                                        + dialect.now() + ")",
+                                new String[] {"id"});
+                        insert.setString(1, job);
+                        insert.setObject(2, fire);
+                        insert.setString(3, instance);
+                        return insert;
+                    },
+                    key);
+            return Objects.requireNonNull(key.getKey()).longValue();
         }
     }
 }

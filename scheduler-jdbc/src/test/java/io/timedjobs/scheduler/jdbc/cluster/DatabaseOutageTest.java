@@ -8,6 +8,7 @@ import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
+import io.timedjobs.scheduler.testsupport.MariaDbServer;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -19,17 +20,22 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.util.FileSystemUtils;
 
-/** The database stopped for about five seconds and started again, under two instances. */
+/**
+ * The database stopped for about five seconds and started again, under two instances: an embedded
+ * PostgreSQL stopped and started, or MariaDB behind a forwarder that closes and refuses connections.
+ */
 class DatabaseOutageTest {
 
     private static final Duration WAIT = TestDelays.scaled(Duration.ofSeconds(40));
@@ -41,10 +47,15 @@ class DatabaseOutageTest {
     private @Nullable EmbeddedPostgres postgres;
     private @Nullable HikariDataSource dataSource;
     private @Nullable Path directory;
+    private @Nullable StoppableForwarder forwarder;
+    private int postgresPort;
 
     @AfterEach
     void tearDown() throws IOException {
         instances.forEach(ConfigurableApplicationContext::close);
+        if (forwarder != null) {
+            forwarder.close();
+        }
         if (dataSource != null) {
             dataSource.close();
         }
@@ -60,15 +71,25 @@ class DatabaseOutageTest {
      * While the database is down, clustered fires are skipped and counted, the local job keeps
      * running, and the outage is logged once; when it is back, every fire again runs once.
      */
-    @Test
-    void shouldSkipClusteredFiresAndKeepLocalJobsDuringAnOutage() throws IOException {
-        directory = Files.createTempDirectory("timed-jobs-outage");
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
+    @ParameterizedTest
+    @EnumSource(
+            value = TestDatabases.Kind.class,
+            names = {"POSTGRESQL", "MARIADB"})
+    void shouldSkipClusteredFiresAndKeepLocalJobsDuringAnOutage(TestDatabases.Kind kind) throws IOException {
+        if (kind == TestDatabases.Kind.MARIADB) {
+            // The shared server runs on; a forwarder in front of it stops and starts as a server would.
+            String url = kind.newDatabaseUrl();
+            forwarder = new StoppableForwarder(MariaDbServer.shared().port());
+            dataSource = TestDatabases.pooled(
+                    url.replace(":" + MariaDbServer.shared().port() + "/", ":" + forwarder.port() + "/"));
+        } else {
+            directory = Files.createTempDirectory("timed-jobs-outage");
+            try (ServerSocket socket = new ServerSocket(0)) {
+                postgresPort = socket.getLocalPort();
+            }
+            postgres = start(directory, postgresPort);
+            dataSource = TestDatabases.pooled("jdbc:postgresql://localhost:" + postgresPort + "/postgres");
         }
-        postgres = start(directory, port);
-        dataSource = TestDatabases.pooled("jdbc:postgresql://localhost:" + port + "/postgres");
         new SchemaInitializer(ClusterDatabase.of(dataSource, TableNames.defaults()))
                 .initialize(SchemaInitializer.Mode.ALWAYS);
         RunLog log = new RunLog();
@@ -82,8 +103,7 @@ class DatabaseOutageTest {
         }
         await().atMost(WAIT).until(() -> log.fires("cron").size() >= 2);
 
-        postgres.close();
-        postgres = null;
+        stopDatabase();
         long localA = LOCAL_RUNS.get("a").get();
         long localB = LOCAL_RUNS.get("b").get();
         // About five seconds: five fires each instance could not record.
@@ -99,7 +119,7 @@ class DatabaseOutageTest {
             assertThat(j.outages().outageCount()).as("outages logged").isEqualTo(1);
         });
 
-        postgres = start(directory, port);
+        startDatabase();
         Instant restarted = Instant.now();
         await().atMost(WAIT)
                 .until(() ->
@@ -114,6 +134,23 @@ class DatabaseOutageTest {
         assertThat(jobs).allSatisfy(j -> assertThat(j.outages().outageCount()).isEqualTo(1));
         await().atMost(WAIT)
                 .until(() -> jobs.stream().noneMatch(j -> j.outages().inOutage()));
+    }
+
+    private void stopDatabase() throws IOException {
+        if (forwarder != null) {
+            forwarder.stop();
+        } else {
+            Objects.requireNonNull(postgres).close();
+            postgres = null;
+        }
+    }
+
+    private void startDatabase() throws IOException {
+        if (forwarder != null) {
+            forwarder.start();
+        } else {
+            postgres = start(Objects.requireNonNull(directory), postgresPort);
+        }
     }
 
     private static long skippedDown(List<ClusteredJobs> jobs) {

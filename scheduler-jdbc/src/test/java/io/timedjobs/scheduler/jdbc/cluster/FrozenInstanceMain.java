@@ -99,7 +99,10 @@ public final class FrozenInstanceMain {
         @Scheduled(fixedDelay = 200)
         void slow() {
             long id = started(
-                    jdbc, "slow", JdbcDialect.bind(Objects.requireNonNull(ClusteredJobs.currentFire())), instance);
+                    jdbc,
+                    "slow",
+                    JdbcDialect.POSTGRESQL.bind(Objects.requireNonNull(ClusteredJobs.currentFire())),
+                    instance);
             DurableTasks tasks = TASKS.get();
             if (tasks != null && SCHEDULES.compareAndSet(true, false)) {
                 tasks.schedule("slowTask", "k1", Duration.ZERO, null);

@@ -9,7 +9,6 @@ import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,10 +41,7 @@ class JobDefinitionStoreTest {
     }
 
     private static Instant now(Fixture f) {
-        return f.jdbc()
-                .queryForObject("SELECT CURRENT_TIMESTAMP", OffsetDateTime.class)
-                .toInstant()
-                .truncatedTo(ChronoUnit.SECONDS);
+        return f.database().dialect().currentTime(f.jdbc()).truncatedTo(ChronoUnit.SECONDS);
     }
 
     /**
@@ -137,7 +133,7 @@ class JobDefinitionStoreTest {
         f.jdbc()
                 .update(
                         "UPDATE timed_jobs_instances SET heartbeat_at = ? WHERE instance_name = 'old'",
-                        JdbcDialect.bind(now(f).minusSeconds(60)));
+                        f.database().dialect().bind(now(f).minusSeconds(60)));
         assertThat(f.b().liftFence("job")).isTrue();
         JobStore.JobRow lifted = f.b().read("job");
         assertThat(lifted.fenced()).isFalse();
@@ -183,11 +179,11 @@ class JobDefinitionStoreTest {
         String now = dialect.now();
         String nowPlus = dialect.nowPlusMillis();
         String insert = "INSERT INTO timed_jobs_fires (job_name, fire_at, instance_name, recorded_at)"
-                + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE), CAST(? AS VARCHAR(200)), "
-                + now + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
-                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
+                + " SELECT " + dialect.textParameter(300) + ", " + dialect.instantParameter() + ", "
+                + dialect.textParameter(200) + ", " + now + " WHERE " + dialect.instantParameter() + " > " + nowPlus
+                + " AND " + dialect.instantParameter() + " < " + nowPlus
                 + " AND NOT EXISTS (SELECT 1 FROM timed_jobs_jobs WHERE job_name = ? AND paused)";
-        Object at = JdbcDialect.bind(fire);
+        Object at = dialect.bind(fire);
         long horizon = HORIZON.toMillis();
         return dialect.insertIfAbsent(f.jdbc(), insert, "job", at, "old", at, -horizon, at, horizon, "job") == 1;
     }

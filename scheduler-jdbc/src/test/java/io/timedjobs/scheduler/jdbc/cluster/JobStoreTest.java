@@ -9,7 +9,6 @@ import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,7 +23,7 @@ class JobStoreTest {
     private static final JobDefinition CRON = new JobDefinition("cron", "* * * * * *", "UTC", Duration.ZERO);
     private static final JobDefinition DELAY = new JobDefinition("fixed-delay", "PT1S", null, Duration.ZERO);
 
-    private record Fixture(JdbcTemplate jdbc, JobStore a, JobStore b, ClusterInstance instanceA) {}
+    private record Fixture(JdbcTemplate jdbc, JdbcDialect dialect, JobStore a, JobStore b, ClusterInstance instanceA) {}
 
     private static Fixture fixture(TestDatabases.Kind kind) {
         DataSource dataSource = OncePerFireTest.createTables(kind);
@@ -35,13 +34,12 @@ class JobStoreTest {
                 database.jdbc(), database.dialect(), database.tables(), "b", Duration.ofSeconds(30));
         a.register();
         b.register();
-        return new Fixture(database.jdbc(), new JobStore(database, a), new JobStore(database, b), a);
+        return new Fixture(
+                database.jdbc(), database.dialect(), new JobStore(database, a), new JobStore(database, b), a);
     }
 
     private static Instant now(Fixture f) {
-        return f.jdbc()
-                .queryForObject("SELECT CURRENT_TIMESTAMP", OffsetDateTime.class)
-                .toInstant();
+        return f.dialect().currentTime(f.jdbc());
     }
 
     /** A fire is recorded once; fires beyond the horizon, past or future, are refused; pruning deletes old records. */
@@ -66,8 +64,8 @@ class JobStoreTest {
                 .update(
                         "INSERT INTO timed_jobs_fires (job_name, fire_at, instance_name, recorded_at) VALUES (?, ?, 'a', ?)",
                         "job",
-                        JdbcDialect.bind(fire.minus(Duration.ofMinutes(5))),
-                        JdbcDialect.bind(fire));
+                        f.dialect().bind(fire.minus(Duration.ofMinutes(5))),
+                        f.dialect().bind(fire));
         assertThat(f.a().pruneFires(HORIZON.multipliedBy(2))).isEqualTo(1);
         assertThat(f.jdbc().queryForObject("SELECT COUNT(*) FROM timed_jobs_fires", Integer.class))
                 .isEqualTo(2);
@@ -86,14 +84,17 @@ class JobStoreTest {
         assertThat(f.b().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.TAKEN);
 
         // b's run is past its maximum run time.
-        f.jdbc().update("UPDATE timed_jobs_jobs SET lease_until = ?", JdbcDialect.bind(now(f).minusSeconds(1)));
+        f.jdbc()
+                .update(
+                        "UPDATE timed_jobs_jobs SET lease_until = ?",
+                        f.dialect().bind(now(f).minusSeconds(1)));
         assertThat(f.a().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.TAKEN_OVER);
 
         // a dies: no heartbeat for longer than the lease.
         f.jdbc()
                 .update(
                         "UPDATE timed_jobs_instances SET heartbeat_at = ? WHERE instance_name = 'a'",
-                        JdbcDialect.bind(now(f).minusSeconds(31)));
+                        f.dialect().bind(now(f).minusSeconds(31)));
         assertThat(f.b().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.TAKEN_OVER);
         f.instanceA().heartbeat();
         assertThat(f.a().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.BUSY);
@@ -115,7 +116,10 @@ class JobStoreTest {
         assertThat(f.a().claimDelayedFire("job", DELAY.key(), first, Duration.ZERO, LONG))
                 .as("not due yet")
                 .isFalse();
-        f.jdbc().update("UPDATE timed_jobs_jobs SET next_fire_at = ?", JdbcDialect.bind(now(f).minusMillis(10)));
+        f.jdbc()
+                .update(
+                        "UPDATE timed_jobs_jobs SET next_fire_at = ?",
+                        f.dialect().bind(now(f).minusMillis(10)));
         Instant due = f.a().read("job").nextFireAt();
         assertThat(f.b().claimDelayedFire("job", DELAY.key(), due, Duration.ZERO, LONG))
                 .isTrue();
@@ -132,7 +136,10 @@ class JobStoreTest {
         assertThat(Duration.between(now(f), completed.nextFireAt()))
                 .isBetween(Duration.ofSeconds(3), Duration.ofSeconds(5));
 
-        f.jdbc().update("UPDATE timed_jobs_jobs SET next_fire_at = ?", JdbcDialect.bind(now(f).minusMillis(10)));
+        f.jdbc()
+                .update(
+                        "UPDATE timed_jobs_jobs SET next_fire_at = ?",
+                        f.dialect().bind(now(f).minusMillis(10)));
         assertThat(f.b().claimDelayedFire("job", DELAY.key(), f.a().read("job").nextFireAt(), Duration.ZERO, LONG))
                 .isTrue();
         f.jdbc().update("DELETE FROM timed_jobs_instances WHERE instance_name = 'b'");

@@ -52,7 +52,7 @@ public final class RollingDeployMain {
         void report() {
             jdbc.update(
                     "INSERT INTO test_runs (fire_at, instance_name, started_at) VALUES (?, ?, clock_timestamp())",
-                    JdbcDialect.bind(Objects.requireNonNull(ClusteredJobs.currentFire())),
+                    JdbcDialect.POSTGRESQL.bind(Objects.requireNonNull(ClusteredJobs.currentFire())),
                     instance);
         }
     }

@@ -92,7 +92,7 @@ class RollingDeployProcessesTest {
                 .until(() -> count(
                                 jdbc,
                                 "SELECT COUNT(*) FROM test_runs WHERE fire_at > ?",
-                                JdbcDialect.bind(lastStarted.plusSeconds(1)))
+                                JdbcDialect.POSTGRESQL.bind(lastStarted.plusSeconds(1)))
                         >= 3);
         Instant end = now(jdbc);
 
@@ -105,7 +105,7 @@ class RollingDeployProcessesTest {
         List<String> afterSwitch = jdbc.queryForList(
                 "SELECT DISTINCT instance_name FROM test_runs WHERE fire_at > ?",
                 String.class,
-                JdbcDialect.bind(switched));
+                JdbcDialect.POSTGRESQL.bind(switched));
         assertThat(afterSwitch).as("instances that ran after the switch").allMatch(name -> name.startsWith("b"));
         assertThat(jdbc.queryForObject("SELECT time_zone FROM timed_jobs_jobs", String.class))
                 .isEqualTo("Asia/Tokyo");
@@ -117,7 +117,7 @@ class RollingDeployProcessesTest {
                 rs -> {
                     fires.add(rs.getObject(1, OffsetDateTime.class).toInstant());
                 },
-                JdbcDialect.bind(switched));
+                JdbcDialect.POSTGRESQL.bind(switched));
         assertThat(fires).isNotEmpty();
         List<Instant> missing = new ArrayList<>();
         for (Instant fire = fires.first(); fire.isBefore(end.minusSeconds(1)); fire = fire.plusSeconds(3)) {

@@ -14,7 +14,6 @@ import java.io.File;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,12 +21,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Three JVMs of {@link ClusterProcessMain} on one embedded PostgreSQL, one in another default time
- * zone; the one running the slow job is killed with SIGKILL mid-run.
+ * Three JVMs of {@link ClusterProcessMain} on one embedded PostgreSQL, or one MariaDB server (in
+ * zone +05:30; skipped, saying why, where none can be had), one JVM in another default time zone;
+ * the one running the slow job is killed with SIGKILL mid-run.
  */
 class SeparateProcessesTest {
 
@@ -52,17 +53,22 @@ class SeparateProcessesTest {
      * on the slow job expires once its heartbeat is older than the lease (5 s here), and a survivor
      * runs the job's next fire.
      */
-    @Test
-    void shouldKeepEveryFireOnTheSurvivorsOfAKill() throws IOException {
-        String database = TestDatabases.newPostgresDatabaseName();
-        String url = "jdbc:postgresql://localhost:" + TestDatabases.postgresPort() + "/" + database;
+    @ParameterizedTest
+    @EnumSource(
+            value = TestDatabases.Kind.class,
+            names = {"POSTGRESQL", "MARIADB"})
+    void shouldKeepEveryFireOnTheSurvivorsOfAKill(TestDatabases.Kind kind) throws IOException {
+        String url = kind.newDatabaseUrl();
         DataSource dataSource = TestDatabases.pooled(url, 10_000);
-        new SchemaInitializer(ClusterDatabase.of(dataSource, TableNames.defaults()))
-                .initialize(SchemaInitializer.Mode.ALWAYS);
+        ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
+        new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
+        JdbcDialect dialect = database.dialect();
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-        jdbc.execute("CREATE TABLE test_runs (id BIGSERIAL PRIMARY KEY, job VARCHAR(20) NOT NULL,"
-                + " fire_at TIMESTAMP WITH TIME ZONE NOT NULL, instance_name VARCHAR(50) NOT NULL,"
-                + " started_at TIMESTAMP WITH TIME ZONE NOT NULL, ended_at TIMESTAMP WITH TIME ZONE)");
+        String instant = kind == TestDatabases.Kind.MARIADB ? "DATETIME(6)" : "TIMESTAMP WITH TIME ZONE";
+        String id = kind == TestDatabases.Kind.MARIADB ? "BIGINT AUTO_INCREMENT" : "BIGSERIAL";
+        jdbc.execute("CREATE TABLE test_runs (id " + id + " PRIMARY KEY, job VARCHAR(20) NOT NULL,"
+                + " fire_at " + instant + " NOT NULL, instance_name VARCHAR(50) NOT NULL,"
+                + " started_at " + instant + " NOT NULL, ended_at " + instant + ")");
 
         launch("p1", url, "UTC");
         launch("p2", url, "UTC");
@@ -75,32 +81,31 @@ class SeparateProcessesTest {
                 .until(
                         () -> jdbc.queryForList(
                                 "SELECT instance_name FROM test_runs WHERE job = 'slow' AND ended_at IS NULL"
-                                        + " AND started_at > clock_timestamp() - INTERVAL '1 second'",
-                                String.class),
+                                        + " AND started_at > " + dialect.nowPlusMillis(),
+                                String.class,
+                                -1000L),
                         list -> !list.isEmpty())
                 .get(0);
         processes.get(victim).destroyForcibly();
-        Instant killedAt = jdbc.queryForObject("SELECT clock_timestamp()", OffsetDateTime.class)
-                .toInstant();
+        Instant killedAt = dialect.currentTime(jdbc);
 
         await().atMost(WAIT)
                 .until(() -> jdbc.queryForObject(
                                 "SELECT COUNT(*) FROM test_runs WHERE job = 'slow' AND started_at > ?",
                                 Integer.class,
-                                JdbcDialect.bind(killedAt))
+                                dialect.bind(killedAt))
                         > 0);
         await().atMost(WAIT)
                 .until(() -> jdbc.queryForObject(
                                 "SELECT COUNT(*) FROM test_runs WHERE job = 'cron' AND fire_at > ?",
                                 Integer.class,
-                                JdbcDialect.bind(killedAt.plusSeconds(1)))
+                                dialect.bind(killedAt.plusSeconds(1)))
                         >= 4);
 
         Instant takeover = jdbc.queryForObject(
-                        "SELECT MIN(started_at) FROM test_runs WHERE job = 'slow' AND started_at > ?",
-                        OffsetDateTime.class,
-                        JdbcDialect.bind(killedAt))
-                .toInstant();
+                "SELECT MIN(started_at) FROM test_runs WHERE job = 'slow' AND started_at > ?",
+                (rs, row) -> dialect.readInstant(rs, 1),
+                dialect.bind(killedAt));
         // Its last heartbeat was at most one poll (200 ms) before the kill; allow that and a margin.
         assertThat(Duration.between(killedAt, takeover))
                 .as("the killed run's lease lasts until the heartbeat is 5 s old")
@@ -108,7 +113,7 @@ class SeparateProcessesTest {
         assertThat(jdbc.queryForList(
                         "SELECT DISTINCT instance_name FROM test_runs WHERE started_at > ?",
                         String.class,
-                        JdbcDialect.bind(killedAt)))
+                        dialect.bind(killedAt)))
                 .doesNotContain(victim);
         assertThat(jdbc.queryForObject(
                         "SELECT COUNT(*) FROM (SELECT job, fire_at FROM test_runs GROUP BY job, fire_at"
@@ -120,9 +125,9 @@ class SeparateProcessesTest {
         jdbc.query(
                 "SELECT fire_at FROM test_runs WHERE job = 'cron' AND fire_at > ? ORDER BY fire_at",
                 rs -> {
-                    cronAfterKill.add(rs.getObject(1, OffsetDateTime.class).toInstant());
+                    cronAfterKill.add(dialect.readInstant(rs, 1));
                 },
-                JdbcDialect.bind(killedAt.plusSeconds(1)));
+                dialect.bind(killedAt.plusSeconds(1)));
         for (int i = 1; i < cronAfterKill.size(); i++) {
             assertThat(Duration.between(cronAfterKill.get(i - 1), cronAfterKill.get(i)))
                     .as("cron fires after the kill: %s", cronAfterKill)

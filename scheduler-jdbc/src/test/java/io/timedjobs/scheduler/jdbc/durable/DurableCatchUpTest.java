@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.timedjobs.scheduler.jdbc.CatchUp.Policy;
 import io.timedjobs.scheduler.jdbc.cluster.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
@@ -66,11 +65,11 @@ class DurableCatchUpTest {
         // The rows as a downtime leaves them: each waits for a fire long past.
         jdbc.update(
                 "UPDATE timed_jobs_tasks SET fire_at = ?, due_at = ?",
-                JdbcDialect.bind(Instant.now().minus(DOWNTIME)),
-                JdbcDialect.bind(Instant.now().minus(DOWNTIME)));
+                database.dialect().bind(Instant.now().minus(DOWNTIME)),
+                database.dialect().bind(Instant.now().minus(DOWNTIME)));
         Map<String, Instant> stored = new ConcurrentHashMap<>();
         jdbc.query("SELECT task_key, fire_at FROM timed_jobs_tasks", rs -> {
-            stored.put(rs.getString("task_key"), JdbcDialect.readInstant(rs, "fire_at"));
+            stored.put(rs.getString("task_key"), database.dialect().readInstant(rs, "fire_at"));
         });
 
         Instant restart = Instant.now();
@@ -84,7 +83,7 @@ class DurableCatchUpTest {
                 .until(() -> jdbc.queryForObject(
                                 "SELECT COUNT(*) FROM timed_jobs_tasks WHERE fire_at > ? AND state = 'PENDING'",
                                 Integer.class,
-                                JdbcDialect.bind(restart))
+                                database.dialect().bind(restart))
                         == 5);
         engines.forEach(engine -> engine.stop(Duration.ofSeconds(5)));
         engines.clear();

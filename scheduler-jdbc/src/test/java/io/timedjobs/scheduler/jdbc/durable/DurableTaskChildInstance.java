@@ -11,7 +11,8 @@ import io.timedjobs.scheduler.jdbc.database.TableNames;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
-import org.postgresql.ds.PGSimpleDataSource;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * Test main, run in a JVM of its own by {@link DurableTaskKillTest}: one instance that claims the
@@ -25,8 +26,7 @@ public final class DurableTaskChildInstance {
     private DurableTaskChildInstance() {}
 
     public static void main(String[] args) throws Exception {
-        PGSimpleDataSource dataSource = new PGSimpleDataSource();
-        dataSource.setURL(args[0]);
+        DataSource dataSource = new DriverManagerDataSource(args[0]);
         int expected = Integer.parseInt(args[2]);
         Duration pollInterval = Duration.ofMillis(args.length > 3 ? Long.parseLong(args[3]) : 100);
         DurableTaskSettings settings = new DurableTaskSettings(

@@ -10,21 +10,27 @@ import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
+import javax.sql.DataSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
-/** An instance in another JVM killed with SIGKILL while it holds claims: another instance rescues them. */
+/**
+ * An instance in another JVM killed with SIGKILL while it holds claims: another instance rescues them.
+ * On PostgreSQL and on MariaDB (skipped, saying why, where no MariaDB server can be had).
+ */
 class DurableTaskKillTest {
 
     private static final int TASKS = 20;
 
     /** The claims of a JVM killed with SIGKILL are rescued within lease plus poll, and each task runs once. */
-    @Test
-    void shouldRescueTheClaimsOfAJvmKilledWithSigkill() throws Exception {
-        String url = "jdbc:postgresql://localhost:" + TestDatabases.postgresPort() + "/"
-                + TestDatabases.newPostgresDatabaseName() + "?user=postgres";
-        PGSimpleDataSource dataSource = new PGSimpleDataSource();
-        dataSource.setURL(url);
+    @ParameterizedTest
+    @EnumSource(
+            value = TestDatabases.Kind.class,
+            names = {"POSTGRESQL", "MARIADB"})
+    void shouldRescueTheClaimsOfAJvmKilledWithSigkill(TestDatabases.Kind kind) throws Exception {
+        String url = kind.newDatabaseUrl();
+        DataSource dataSource = new DriverManagerDataSource(url);
         ClusterDatabase database = DurableTestSupport.database(dataSource);
         DurableTaskEngine survivor = DurableTaskEngine.builder(database)
                 .instanceName("survivor")

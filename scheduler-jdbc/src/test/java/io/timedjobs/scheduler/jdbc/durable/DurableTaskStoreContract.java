@@ -86,6 +86,10 @@ abstract class DurableTaskStoreContract {
         }
         try (Connection held = dataSource.getConnection()) {
             held.setAutoCommit(false);
+            if (kind() == TestDatabases.Kind.MARIADB) {
+                // as the engine's own claims run there: REPEATABLE READ would also lock the index's gaps
+                held.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            }
             DurableTaskStore holder =
                     new DurableTaskStore(new SingleConnectionDataSource(held, true), dialect(), TableNames.defaults());
             List<ClaimedTask> first = holder.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 2);
@@ -93,7 +97,7 @@ abstract class DurableTaskStoreContract {
             List<ClaimedTask> second = store.claimDue("b", LOOKAHEAD, LEASE, HANDLERS, 100);
 
             assertThat(first).hasSize(2);
-            if (postgres()) {
+            if (kind() != TestDatabases.Kind.H2) {
                 // H2 locks every row its claim's subquery matched, not only those the limit kept:
                 // there the other claim finds nothing until the first commits, which is still correct.
                 assertThat(second).hasSize(2);
@@ -267,7 +271,11 @@ abstract class DurableTaskStoreContract {
     }
 
     private JdbcDialect dialect() {
-        return postgres() ? JdbcDialect.POSTGRESQL : JdbcDialect.H2;
+        return switch (kind()) {
+            case POSTGRESQL -> JdbcDialect.POSTGRESQL;
+            case H2 -> JdbcDialect.H2;
+            case MARIADB -> JdbcDialect.MARIADB;
+        };
     }
 
     private static List<Long> ids(List<ClaimedTask> tasks) {

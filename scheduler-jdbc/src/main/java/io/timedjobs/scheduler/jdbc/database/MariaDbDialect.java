@@ -1,0 +1,442 @@
+package io.timedjobs.scheduler.jdbc.database;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.core.ConnectionCallback;
+import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.RowMapperResultSetExtractor;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Immutable, thread-safe; used through {@link JdbcDialect} only. MariaDB 10.6 or later, and MySQL
+ * 8.0.1 or later: only SQL that both document, so that one dialect and one set of scripts serve both.
+ *
+ * <ul>
+ *   <li>Instants are {@code DATETIME(6)} columns holding UTC, bound and read as the UTC {@link
+ *       LocalDateTime}: neither MariaDB Connector/J nor MySQL Connector/J converts a {@code
+ *       LocalDateTime}, and {@code DATETIME} has no zone the session could shift ({@code TIMESTAMP}
+ *       would be converted by the session's time zone, and ends in 2038). The clock is {@code
+ *       UTC_TIMESTAMP(6)}, which no session or server time zone moves either: read once per statement
+ *       (like {@code NOW(6)}, unlike {@code SYSDATE(6)}), so that every row of a statement sees one
+ *       time, and a new one in each statement of a transaction.
+ *   <li>Insert-if-absent runs a plain insert and takes the duplicate-key error (1062) as "absent was
+ *       false"; never {@code INSERT IGNORE}, which would also turn a too long value into a cut one.
+ *   <li>Neither database has {@code RETURNING} on {@code UPDATE}, nor a row limit in an {@code IN}
+ *       subquery: a claim is a {@code SELECT ... FOR UPDATE SKIP LOCKED} of the ids, an {@code UPDATE}
+ *       of those ids and a {@code SELECT} of them, in one transaction on one connection (the caller's,
+ *       if it has one; else its own, at READ COMMITTED, which locks no gaps). An upsert is {@code
+ *       INSERT ... ON DUPLICATE KEY UPDATE} and a read of the row by its key, likewise.
+ *   <li>A set of values is one parameter per value ({@code IN (?, ?)}); the row limit is {@code LIMIT}.
+ *   <li>The schema scripts run under {@code GET_LOCK}, a lock of the session: it is taken and released
+ *       on the connection that runs them, and outlives the commits that MariaDB's DDL makes.
+ *   <li>A deadlock (error 1213) rolls back the whole transaction: a statement that ran alone (no
+ *       transaction of the caller's) is run again, a bounded number of times; one within a
+ *       transaction fails, for the transaction's owner to decide.
+ * </ul>
+ */
+final class MariaDbDialect extends JdbcDialect {
+
+    /** Error code of a duplicate key on both servers. */
+    private static final int DUPLICATE_KEY = 1062;
+
+    /** Error code of a lost deadlock on both servers, and its SQL state. */
+    private static final int DEADLOCK = 1213;
+
+    private static final String DEADLOCK_STATE = "40001";
+
+    /** Runs of a statement that lost a deadlock, in all. */
+    private static final int DEADLOCK_ATTEMPTS = 3;
+
+    /** How long an instance waits for another's schema script, in seconds. */
+    private static final int SCHEMA_LOCK_SECONDS = 300;
+
+    /**
+     * The schema lock's name: per database, since {@code GET_LOCK} names are the server's, and within
+     * the 64 characters MySQL allows.
+     */
+    private static final String SCHEMA_LOCK_NAME = "CONCAT('timed_jobs_schema_', SHA1(COALESCE(DATABASE(), '')))";
+
+    private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)(?:\\.(\\d+))?");
+
+    @Override
+    boolean isProduct(String lowerCaseProductName) {
+        return lowerCaseProductName.contains("mariadb") || lowerCaseProductName.contains("mysql");
+    }
+
+    @Override
+    void checkVersion(@Nullable String productName, @Nullable String productVersion) {
+        String version = productVersion == null ? "" : productVersion;
+        boolean mariaDb = version.toLowerCase(Locale.ROOT).contains("mariadb")
+                || (productName != null && productName.toLowerCase(Locale.ROOT).contains("mariadb"));
+        int[] found = parse(version);
+        if (mariaDb && !atLeast(found, 10, 6, 0)) {
+            throw new IllegalStateException("Timed Jobs needs MariaDB 10.6 or later (for SKIP LOCKED), but the"
+                    + " DataSource's server is MariaDB " + version);
+        }
+        if (!mariaDb && !atLeast(found, 8, 0, 1)) {
+            throw new IllegalStateException("Timed Jobs needs MySQL 8.0.1 or later (for SKIP LOCKED), but the"
+                    + " DataSource's server is MySQL " + version);
+        }
+    }
+
+    /**
+     * Returns major, minor and patch of a server version: MariaDB's as MySQL clients see it carries a
+     * {@code 5.5.5-} prefix before its own, which is skipped.
+     */
+    static int[] parse(String version) {
+        String own = version.startsWith("5.5.5-") ? version.substring("5.5.5-".length()) : version;
+        Matcher matcher = VERSION.matcher(own);
+        if (!matcher.find()) {
+            return new int[] {0, 0, 0};
+        }
+        int patch = matcher.group(3) == null ? 0 : Integer.parseInt(matcher.group(3));
+        return new int[] {Integer.parseInt(matcher.group(1)), Integer.parseInt(matcher.group(2)), patch};
+    }
+
+    private static boolean atLeast(int[] version, int major, int minor, int patch) {
+        return Arrays.compare(version, new int[] {major, minor, patch}) >= 0;
+    }
+
+    @Override
+    public String scriptFolder() {
+        return "mariadb";
+    }
+
+    @Override
+    public String now() {
+        return "UTC_TIMESTAMP(6)";
+    }
+
+    @Override
+    public String plusMillis(String timestamp) {
+        return "TIMESTAMPADD(MICROSECOND, CAST(? AS SIGNED) * 1000, " + timestamp + ")";
+    }
+
+    @Override
+    public String anyOf(String column, int count) {
+        if (count == 0) {
+            return "1 = 0";
+        }
+        return column + " IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
+    }
+
+    @Override
+    int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
+        int next = index;
+        for (String value : values) {
+            ps.setString(next++, value);
+        }
+        return next;
+    }
+
+    @Override
+    public String fetchFirst() {
+        return " LIMIT ?";
+    }
+
+    @Override
+    public String skipThenFirst() {
+        return " LIMIT 1 OFFSET ?";
+    }
+
+    /** Neither accepts a row limit in an {@code IN} subquery; a delete takes one of its own. */
+    @Override
+    public String deleteFirst(String table, String condition) {
+        return "DELETE FROM " + table + " WHERE " + condition + " ORDER BY id LIMIT ?";
+    }
+
+    @Override
+    public String instantParameter() {
+        return "CAST(? AS DATETIME(6))";
+    }
+
+    /** Untyped: MariaDB and MySQL infer text, and a cast would cut a too long value where the column refuses it. */
+    @Override
+    public String textParameter(int length) {
+        return "?";
+    }
+
+    @Override
+    public Object bind(Instant instant) {
+        return LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC);
+    }
+
+    @Override
+    public @Nullable Instant readInstant(ResultSet resultSet, String column) throws SQLException {
+        LocalDateTime value = resultSet.getObject(column, LocalDateTime.class);
+        return value == null ? null : value.toInstant(ZoneOffset.UTC);
+    }
+
+    @Override
+    public @Nullable Instant readInstant(ResultSet resultSet, int column) throws SQLException {
+        LocalDateTime value = resultSet.getObject(column, LocalDateTime.class);
+        return value == null ? null : value.toInstant(ZoneOffset.UTC);
+    }
+
+    @Override
+    public int insertIfAbsent(JdbcOperations jdbc, String insert, @Nullable Object... args) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return jdbc.update(insert, args);
+            } catch (DuplicateKeyException duplicate) {
+                return 0;
+            } catch (DataIntegrityViolationException violation) {
+                if (errorCode(violation) == DUPLICATE_KEY) {
+                    return 0;
+                }
+                throw violation;
+            } catch (PessimisticLockingFailureException lockFailure) {
+                if (!retriable(lockFailure, attempt)) {
+                    throw lockFailure;
+                }
+            }
+        }
+    }
+
+    @Override
+    public <T> List<T> claim(
+            JdbcOperations jdbc,
+            RowChange change,
+            List<?> setBinds,
+            List<?> conditionBinds,
+            int limit,
+            RowMapper<T> rows) {
+        String lock = "SELECT id FROM " + change.table() + " WHERE " + change.condition() + change.order() + " LIMIT ?"
+                + forUpdateSkipLocked();
+        return lockThenUpdate(jdbc, change, lock, concat(conditionBinds, List.of(limit)), setBinds, rows);
+    }
+
+    @Override
+    public <T> List<T> updateReturning(
+            JdbcOperations jdbc, RowChange change, List<?> setBinds, List<?> conditionBinds, RowMapper<T> rows) {
+        String lock = "SELECT id FROM " + change.table() + " WHERE " + change.condition() + " FOR UPDATE";
+        return lockThenUpdate(jdbc, change, lock, conditionBinds, setBinds, rows);
+    }
+
+    /** Not used: {@link #claim} and {@link #updateReturning} are this dialect's own. */
+    @Override
+    String returning(String update, String columns) {
+        throw new UnsupportedOperationException("MariaDB and MySQL have no RETURNING on UPDATE");
+    }
+
+    /**
+     * Locks rows by a select of their ids, changes them by id and reads them back, in one transaction:
+     * the locks keep every other writer away from those rows between the three statements.
+     */
+    private <T> List<T> lockThenUpdate(
+            JdbcOperations jdbc,
+            RowChange change,
+            String lock,
+            List<?> lockBinds,
+            List<?> setBinds,
+            RowMapper<T> rows) {
+        return retryingDeadlocks(jdbc, session -> {
+            List<Long> ids = new ArrayList<>();
+            try (PreparedStatement select = session.prepare(lock)) {
+                bind(select, lockBinds);
+                try (ResultSet result = select.executeQuery()) {
+                    while (result.next()) {
+                        ids.add(result.getLong(1));
+                    }
+                }
+            }
+            if (ids.isEmpty()) {
+                return List.of();
+            }
+            String byId = " WHERE id IN (" + String.join(", ", Collections.nCopies(ids.size(), "?")) + ")";
+            try (PreparedStatement update =
+                    session.prepare("UPDATE " + change.table() + " SET " + change.set() + byId)) {
+                bind(update, concat(setBinds, ids));
+                update.executeUpdate();
+            }
+            try (PreparedStatement read =
+                    session.prepare("SELECT " + change.columns() + " FROM " + change.table() + byId + change.order())) {
+                bind(read, ids);
+                try (ResultSet result = read.executeQuery()) {
+                    return new RowMapperResultSetExtractor<>(rows).extractData(result);
+                }
+            }
+        });
+    }
+
+    /**
+     * Inserts with {@code ON DUPLICATE KEY UPDATE} ({@code VALUES(column)} is the inserted value: MySQL
+     * 8.0.20 deprecates it for a row alias, which MariaDB lacks) and reads the row back by its key.
+     * Assignments run left to right here; none reads a column assigned before it.
+     */
+    @Override
+    public <T> List<T> upsert(JdbcOperations jdbc, Upsert upsert, List<?> values, RowMapper<T> rows) {
+        String placeholders = upsert.bound().stream().map(column -> "?").collect(Collectors.joining(", "));
+        String replaced = upsert.replaced().stream()
+                .map(column -> column + " = VALUES(" + column + ")")
+                .collect(Collectors.joining(", "));
+        String insert = "INSERT INTO " + upsert.table() + " (" + upsert.boundNames() + ", "
+                + upsert.insertOnlyNames() + ") VALUES (" + placeholders + ", " + upsert.insertOnlyValues()
+                + ") ON DUPLICATE KEY UPDATE " + replaced + ", " + upsert.updateOnlyAssignments();
+        List<Object> keyValues = new ArrayList<>();
+        List<String> boundNames =
+                upsert.bound().stream().map(Upsert.Column::name).toList();
+        for (String key : upsert.key()) {
+            keyValues.add(values.get(boundNames.indexOf(key)));
+        }
+        String read = "SELECT " + upsert.returning() + " FROM " + upsert.table() + " WHERE "
+                + upsert.key().stream().map(key -> key + " = ?").collect(Collectors.joining(" AND "));
+        return retryingDeadlocks(jdbc, session -> {
+            try (PreparedStatement statement = session.prepare(insert)) {
+                bind(statement, values);
+                statement.executeUpdate();
+            }
+            try (PreparedStatement statement = session.prepare(read)) {
+                bind(statement, keyValues);
+                try (ResultSet result = statement.executeQuery()) {
+                    return new RowMapperResultSetExtractor<>(rows).extractData(result);
+                }
+            }
+        });
+    }
+
+    /** Work on one connection within one transaction. */
+    @FunctionalInterface
+    private interface InTransaction<T> {
+        T run(Session session) throws SQLException;
+    }
+
+    /**
+     * A connection within a transaction, whose statements wait at most the template's query timeout
+     * (as the template's own statements do) rather than InnoDB's lock wait timeout.
+     */
+    private record Session(Connection connection, int timeoutSeconds) {
+        PreparedStatement prepare(String sql) throws SQLException {
+            PreparedStatement statement = connection.prepareStatement(sql);
+            if (timeoutSeconds > 0) {
+                statement.setQueryTimeout(timeoutSeconds);
+            }
+            return statement;
+        }
+    }
+
+    /**
+     * Runs work on one connection in one transaction: the caller's if the connection is in one (then
+     * it neither commits nor retries), else one of its own, committed, and run again after a lost
+     * deadlock.
+     */
+    private static <T> T retryingDeadlocks(JdbcOperations jdbc, InTransaction<T> work) {
+        int timeout = jdbc instanceof JdbcTemplate template ? template.getQueryTimeout() : -1;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return jdbc.execute(
+                        (ConnectionCallback<T>) connection -> inTransaction(new Session(connection, timeout), work));
+            } catch (PessimisticLockingFailureException lockFailure) {
+                if (!retriable(lockFailure, attempt)) {
+                    throw lockFailure;
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs work in the connection's transaction if it has one, else in its own at READ COMMITTED: there
+     * a locking read locks the rows it returns and no gaps, so that a claim's update does not wait for
+     * the gap locks of another instance's claim in the same index, nor an insert for either (InnoDB's
+     * default REPEATABLE READ locks gaps). Set for the next transaction only, so nothing needs undoing.
+     */
+    private static <T> T inTransaction(Session session, InTransaction<T> work) throws SQLException {
+        Connection connection = session.connection();
+        if (!connection.getAutoCommit()) {
+            return work.run(session);
+        }
+        connection.setAutoCommit(false);
+        try {
+            try (Statement isolation = connection.createStatement()) {
+                isolation.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
+            }
+            T result = work.run(session);
+            connection.commit();
+            return result;
+        } catch (SQLException | RuntimeException failure) {
+            try {
+                connection.rollback();
+            } catch (SQLException rollback) {
+                failure.addSuppressed(rollback);
+            }
+            throw failure;
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+
+    /**
+     * Whether a statement that failed on a lock runs again: only a lost deadlock (a lock wait timeout
+     * has already waited long enough), only outside a Spring-managed transaction of the caller's (the
+     * deadlock rolled all of it back, and a retry would run the rest alone), a bounded number of times.
+     */
+    static boolean retriable(RuntimeException lockFailure, int attempt) {
+        boolean deadlock = errorCode(lockFailure) == DEADLOCK || DEADLOCK_STATE.equals(sqlState(lockFailure));
+        return deadlock
+                && attempt < DEADLOCK_ATTEMPTS
+                && !TransactionSynchronizationManager.isActualTransactionActive();
+    }
+
+    private static @Nullable String sqlState(RuntimeException failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql) {
+                return sql.getSQLState();
+            }
+        }
+        return null;
+    }
+
+    private static int errorCode(RuntimeException failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql) {
+                return sql.getErrorCode();
+            }
+        }
+        return 0;
+    }
+
+    @Override
+    public void runSchemaScript(Connection connection, SchemaScript script) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet locked = statement.executeQuery(
+                        "SELECT GET_LOCK(" + SCHEMA_LOCK_NAME + ", " + SCHEMA_LOCK_SECONDS + ")")) {
+            if (!locked.next() || locked.getInt(1) != 1) {
+                throw new SQLException("Timed Jobs waited " + SCHEMA_LOCK_SECONDS
+                        + " s for another instance's schema script (lock " + SCHEMA_LOCK_NAME + ") and gave up");
+            }
+        }
+        try {
+            script.run();
+        } finally {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("DO RELEASE_LOCK(" + SCHEMA_LOCK_NAME + ")");
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MARIADB";
+    }
+}

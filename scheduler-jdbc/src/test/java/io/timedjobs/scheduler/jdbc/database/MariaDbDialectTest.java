@@ -1,0 +1,161 @@
+package io.timedjobs.scheduler.jdbc.database;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+import io.timedjobs.scheduler.testsupport.MariaDbServer;
+import io.timedjobs.scheduler.testsupport.TestDatabases;
+import io.timedjobs.scheduler.testsupport.TestDelays;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.TimeZone;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * MariaDB and MySQL: which servers are accepted, and that no time zone moves an instant. The server
+ * runs at {@link MariaDbServer#SERVER_ZONE}; the sessions keep its zone or set another, and the JVM
+ * runs in a third.
+ */
+class MariaDbDialectTest {
+
+    /** Both product names are one dialect; versions without SKIP LOCKED are refused with the reason. */
+    @Test
+    void shouldAcceptMariaDb106AndMySql801AndRefuseOlder() {
+        assertThat(JdbcDialect.forProductName("MariaDB")).isEqualTo(JdbcDialect.MARIADB);
+        assertThat(JdbcDialect.forProductName("MySQL")).isEqualTo(JdbcDialect.MARIADB);
+
+        JdbcDialect.MARIADB.checkVersion("MariaDB", "10.6.0-MariaDB");
+        JdbcDialect.MARIADB.checkVersion("MariaDB", "10.11.6-MariaDB-0+deb12u1");
+        JdbcDialect.MARIADB.checkVersion("MySQL", "5.5.5-10.11.6-MariaDB-0+deb12u1"); // MySQL Connector/J
+        JdbcDialect.MARIADB.checkVersion("MariaDB", "11.4.2-MariaDB");
+        JdbcDialect.MARIADB.checkVersion("MySQL", "8.0.1");
+        JdbcDialect.MARIADB.checkVersion("MySQL", "8.4.0");
+        assertThatIllegalStateException()
+                .isThrownBy(() -> JdbcDialect.MARIADB.checkVersion("MariaDB", "10.5.23-MariaDB"))
+                .withMessageContaining("MariaDB 10.6 or later")
+                .withMessageContaining("10.5.23");
+        assertThatIllegalStateException()
+                .isThrownBy(() -> JdbcDialect.MARIADB.checkVersion("MySQL", "5.5.5-10.4.1-MariaDB"))
+                .withMessageContaining("MariaDB 10.6 or later");
+        assertThatIllegalStateException()
+                .isThrownBy(() -> JdbcDialect.MARIADB.checkVersion("MySQL", "8.0.0-dmr"))
+                .withMessageContaining("MySQL 8.0.1 or later");
+        assertThatIllegalStateException()
+                .isThrownBy(() -> JdbcDialect.MARIADB.checkVersion("MySQL", "5.7.44"))
+                .withMessageContaining("MySQL 8.0.1 or later");
+    }
+
+    /** A lost deadlock runs again only where no transaction of the caller's would be split. */
+    @Test
+    void shouldRetryOnlyALostDeadlock() {
+        var deadlock = new PessimisticLockingFailureException(
+                "lost", new SQLTransactionRollbackException("Deadlock found", "40001", 1213));
+        var lockWaitTimeout =
+                new CannotAcquireLockException("timeout", new SQLException("Lock wait timeout", "HY000", 1205));
+        assertThat(MariaDbDialect.retriable(deadlock, 1)).isTrue();
+        assertThat(MariaDbDialect.retriable(deadlock, 3)).as("bounded").isFalse();
+        assertThat(MariaDbDialect.retriable(lockWaitTimeout, 1)).isFalse();
+    }
+
+    /**
+     * The server at +05:30, a session at -08:00 and the JVM at Pacific/Chatham (+12:45 or +13:45):
+     * an instant written, compared with the clock and read back is the same instant, and the clock
+     * is UTC.
+     */
+    @Test
+    void shouldMoveNoInstantWhateverTheZones() {
+        TestDatabases.assumeMariaDb();
+        TimeZone jvmZone = TimeZone.getDefault();
+        TimeZone.setDefault(TimeZone.getTimeZone("Pacific/Chatham"));
+        try {
+            DataSource dataSource = TestDatabases.newMariaDb();
+            JdbcDialect dialect = JdbcDialect.detect(dataSource);
+            assertThat(dialect).isEqualTo(JdbcDialect.MARIADB);
+            JdbcTemplate jdbc = new JdbcTemplate(new SingleZoneSessions(dataSource, "-08:00"));
+            jdbc.execute("CREATE TABLE t (k VARCHAR(10) PRIMARY KEY, at DATETIME(6))");
+            Instant at = Instant.parse("2040-07-01T12:00:00.123456Z"); // after 2038, in summer time
+            jdbc.update("INSERT INTO t (k, at) VALUES ('a', ?)", dialect.bind(at));
+
+            Instant read = jdbc.queryForObject("SELECT at FROM t", (rs, n) -> dialect.readInstant(rs, "at"));
+            assertThat(read).isEqualTo(at);
+            assertThat(jdbc.queryForObject("SELECT at FROM t", LocalDateTime.class))
+                    .as("stored as UTC")
+                    .isEqualTo(LocalDateTime.ofInstant(at, ZoneOffset.UTC));
+            Instant now = dialect.currentTime(jdbc);
+            assertThat(Duration.between(now, Instant.now()).abs()).isLessThan(Duration.ofSeconds(5));
+            assertThat(jdbc.queryForObject(
+                            "SELECT COUNT(*) FROM t WHERE at > " + dialect.nowPlusMillis(),
+                            Integer.class,
+                            Duration.between(Instant.now(), at).minusMinutes(1).toMillis()))
+                    .as("compared with the clock in UTC")
+                    .isEqualTo(1);
+            assertThat(jdbc.queryForObject(
+                            "SELECT COUNT(*) FROM t WHERE at > " + dialect.nowPlusMillis(),
+                            Integer.class,
+                            Duration.between(Instant.now(), at).plusMinutes(1).toMillis()))
+                    .isZero();
+        } finally {
+            TimeZone.setDefault(jvmZone);
+        }
+    }
+
+    /**
+     * An insert-if-absent that loses a real deadlock (it holds a shared lock on the row its condition
+     * reads, and waits for a duplicate key another transaction inserted, which then locks that row) runs
+     * again, and then finds the key taken instead of failing.
+     */
+    @Test
+    void shouldRunAnInsertThatLostADeadlockAgain() throws Exception {
+        DataSource dataSource = TestDatabases.newMariaDb();
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        jdbc.execute("CREATE TABLE t_jobs (name VARCHAR(10) PRIMARY KEY) ENGINE = InnoDB");
+        jdbc.execute("CREATE TABLE t_fires (k VARCHAR(10) PRIMARY KEY) ENGINE = InnoDB");
+        jdbc.update("INSERT INTO t_jobs (name) VALUES ('j')");
+        long deadlocksBefore = deadlocks(jdbc);
+        String insert = "INSERT INTO t_fires (k) SELECT ? WHERE EXISTS (SELECT 1 FROM t_jobs WHERE name = 'j')";
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try (Connection other = dataSource.getConnection()) {
+            other.setAutoCommit(false);
+            try (Statement statement = other.createStatement()) {
+                statement.executeUpdate("INSERT INTO t_fires (k) VALUES ('a')");
+                Future<Integer> inserted = thread.submit(() -> JdbcDialect.MARIADB.insertIfAbsent(jdbc, insert, "a"));
+                await().atMost(TestDelays.LONG)
+                        .until(() -> jdbc.queryForObject(
+                                        "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'",
+                                        Integer.class)
+                                == 1);
+                statement
+                        .executeQuery("SELECT name FROM t_jobs WHERE name = 'j' FOR UPDATE")
+                        .close();
+                other.commit();
+                assertThat(inserted.get(TestDelays.LONG.toMillis(), TimeUnit.MILLISECONDS))
+                        .as("run again after the deadlock, it finds the key taken")
+                        .isZero();
+            }
+        } finally {
+            thread.shutdownNow();
+        }
+        assertThat(deadlocks(jdbc)).as("a deadlock happened").isGreaterThan(deadlocksBefore);
+    }
+
+    private static long deadlocks(JdbcTemplate jdbc) {
+        return jdbc.queryForObject(
+                "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DEADLOCKS'",
+                Long.class);
+    }
+}
