@@ -143,7 +143,8 @@ public final class DurableTaskEngineBuilder {
         }
         String owner = beat.instance().name();
         RunHistory runs = history != null ? history : RunHistory.disabled(database);
-        if (runs.enabled()) {
+        if (runs.enabled() && !handlers.isEmpty()) {
+            // only an instance that runs tasks writes records; an idle one adds no statement
             beat.addPollAction(runs::pruneIfDue);
         }
         TransactionTemplate transaction =

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.commons.logging.Log;
@@ -38,7 +39,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>Pruning deletes batches of at most {@value #PRUNE_BATCH} rows, each its own short statement,
  * at most {@value #PRUNE_BATCHES} batches per round: no statement holds many locks, and a round
- * ends by itself. Instances prune at their own pace; two at once only delete the same rows.
+ * ends by itself. Instances prune at their own pace; two at once only delete the same rows. An
+ * instance prunes only after it wrote a record, so that one with nothing to run sends nothing: the
+ * instances that write the records keep the table within its bounds.
  */
 public final class RunHistory {
 
@@ -60,6 +63,9 @@ public final class RunHistory {
     private final JdbcTemplate joined;
     private final TransactionTemplate transaction;
     private final AtomicLong nextPruneNanos = new AtomicLong(System.nanoTime());
+
+    /** Whether this instance wrote a record since its last pruning round began (or has a backlog). */
+    private final AtomicBoolean written = new AtomicBoolean();
 
     /** The history of runs in the database's run history table. */
     public RunHistory(ClusterDatabase database, RunHistorySettings settings) {
@@ -148,6 +154,7 @@ public final class RunHistory {
                 run.attempt(),
                 cut(run.error()));
         via.update(sql.insert(), ps -> dialect.bind(ps, binds));
+        written.set(true);
     }
 
     /** Returns the records that meet the query, latest start first. */
@@ -159,11 +166,16 @@ public final class RunHistory {
     public void pruneIfDue() {
         long now = System.nanoTime();
         long due = nextPruneNanos.get();
-        if (!settings.enabled() || now - due < 0 || !nextPruneNanos.compareAndSet(due, now + PRUNE_EVERY.toNanos())) {
+        if (!settings.enabled()
+                || !written.get()
+                || now - due < 0
+                || !nextPruneNanos.compareAndSet(due, now + PRUNE_EVERY.toNanos())) {
             return;
         }
+        written.set(false);
         if (prune() >= (long) PRUNE_BATCH * PRUNE_BATCHES) {
-            nextPruneNanos.set(now); // a backlog: go on at the next poll
+            written.set(true); // a backlog: go on at the next poll
+            nextPruneNanos.set(now);
         }
     }
 

@@ -11,6 +11,8 @@ import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.StatementLog;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.RunHistorySettings;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import java.time.Clock;
@@ -54,9 +56,13 @@ class IdleInstanceTest {
                 duration -> {});
         ClusterHeartbeat heartbeat =
                 new ClusterHeartbeat(instance, clock, new OutageLog(IdleInstanceTest.class, "idle"), POLL, ticker);
-        new ClusteredJobs(database, heartbeat, clock, POLL, Duration.ofMinutes(10), Duration.ofMinutes(1));
-        DurableTaskEngine engine =
-                DurableTaskEngine.builder(database).heartbeat(heartbeat, clock).build();
+        // the run history on, as by default: an instance with nothing to record prunes nothing
+        RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
+        new ClusteredJobs(database, heartbeat, clock, POLL, Duration.ofMinutes(10), Duration.ofMinutes(1), history);
+        DurableTaskEngine engine = DurableTaskEngine.builder(database)
+                .heartbeat(heartbeat, clock)
+                .history(history)
+                .build();
         engine.start();
         try {
             heartbeat.poll(); // registers
