@@ -68,7 +68,7 @@ public final class ClusterBench {
                 scenarios, tasks, Arrays.toString(instanceCounts), spreadMillis, rounds, Runtime.version());
 
         Map<String, Map<String, List<double[]>>> results = new LinkedHashMap<>();
-        try (BenchDatabase database = new BenchDatabase()) {
+        try (BenchDatabase database = new PostgresBenchDatabase()) {
             for (int round = 0; round < rounds; round++) {
                 for (int instances : instanceCounts) {
                     for (String scenario : scenarios) {
