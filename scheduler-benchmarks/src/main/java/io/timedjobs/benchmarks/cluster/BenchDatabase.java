@@ -12,11 +12,34 @@ import javax.sql.DataSource;
 
 /**
  * Not thread-safe, used by the benchmark thread only: one database server for a whole benchmark
- * run, and a connection pool per simulated instance, as separate applications would have.
+ * run, and a connection pool per simulated instance, as separate applications would have. The
+ * cluster scenarios take the kind from {@code -Dbench.database}: {@code postgresql} (the default,
+ * an embedded PostgreSQL) or {@code mariadb} (a MariaDB server of the run's own).
  */
 abstract class BenchDatabase implements AutoCloseable {
 
+    /** The system property that chooses the database of the cluster scenarios. */
+    static final String PROPERTY = "bench.database";
+
+    /** The kinds of server a run can have. */
+    enum Kind {
+        POSTGRESQL,
+        MARIADB
+    }
+
     private final List<HikariDataSource> pools = new ArrayList<>();
+
+    /** Starts the database {@code -Dbench.database} names, PostgreSQL when it is not set. */
+    static BenchDatabase fromProperty() throws IOException {
+        String kind = System.getProperty(PROPERTY, "postgresql");
+        return switch (kind) {
+            case "postgresql" -> new PostgresBenchDatabase();
+            case "mariadb" -> new MariaDbBenchDatabase();
+            default -> throw new IllegalArgumentException(PROPERTY + " must be postgresql or mariadb, was " + kind);
+        };
+    }
+
+    abstract Kind kind();
 
     /** Points a new pool at the database: URL and credentials. */
     abstract void connect(HikariConfig config);

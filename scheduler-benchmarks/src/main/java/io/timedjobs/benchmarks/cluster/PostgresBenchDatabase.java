@@ -66,6 +66,11 @@ final class PostgresBenchDatabase extends BenchDatabase {
     }
 
     @Override
+    Kind kind() {
+        return Kind.POSTGRESQL;
+    }
+
+    @Override
     void connect(HikariConfig config) {
         config.setJdbcUrl(postgres.getJdbcUrl("postgres", "postgres"));
     }
