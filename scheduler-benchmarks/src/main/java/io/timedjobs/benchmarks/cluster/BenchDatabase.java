@@ -2,78 +2,72 @@ package io.timedjobs.benchmarks.cluster;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.sql.Connection;
-import java.sql.ResultSet;
+import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * One embedded PostgreSQL for a whole benchmark run, and a connection pool per simulated instance,
- * as separate applications would have. Used by the benchmark thread only.
+ * Not thread-safe, used by the benchmark thread only: one database server for a whole benchmark
+ * run, and a connection pool per simulated instance, as separate applications would have. The
+ * cluster scenarios take the kind from {@code -Dbench.database}: {@code postgresql} (the default,
+ * an embedded PostgreSQL) or {@code mariadb} (a MariaDB server of the run's own).
  */
-final class BenchDatabase implements AutoCloseable {
+abstract class BenchDatabase implements AutoCloseable {
 
-    private final EmbeddedPostgres postgres;
+    /** The system property that chooses the database of the cluster scenarios. */
+    static final String PROPERTY = "bench.database";
+
+    /** The kinds of server a run can have. */
+    enum Kind {
+        POSTGRESQL,
+        MARIADB
+    }
+
     private final List<HikariDataSource> pools = new ArrayList<>();
 
-    BenchDatabase() throws IOException {
-        this(false);
+    /** Starts the database {@code -Dbench.database} names, PostgreSQL when it is not set. */
+    static BenchDatabase fromProperty() throws IOException {
+        String kind = System.getProperty(PROPERTY, "postgresql");
+        return switch (kind) {
+            case "postgresql" -> new PostgresBenchDatabase();
+            case "mariadb" -> new MariaDbBenchDatabase();
+            default -> throw new IllegalArgumentException(PROPERTY + " must be postgresql or mariadb, was " + kind);
+        };
     }
+
+    abstract Kind kind();
+
+    /** Points a new pool at the database: URL and credentials. */
+    abstract void connect(HikariConfig config);
+
+    /** A connection of the harness's own, outside every pool, for reading the server's statistics. */
+    abstract Connection adminConnection() throws SQLException;
 
     /**
-     * @param statementStats whether to load {@code pg_stat_statements} (plain statements only, no
-     *     utility ones), read by {@link #statementStats()}
+     * Transactions committed on the database so far, read-only ones included, the scheduling too;
+     * read after {@link #closePools}, for the difference over a run.
      */
-    BenchDatabase(boolean statementStats) throws IOException {
-        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setServerConfig("max_connections", "200");
-        if (statementStats) {
-            builder.setServerConfig("shared_preload_libraries", "pg_stat_statements")
-                    .setServerConfig("pg_stat_statements.track_utility", "off");
-        }
-        postgres = builder.start();
-        if (statementStats) {
-            try (Connection c = postgres.getPostgresDatabase().getConnection();
-                    Statement s = c.createStatement()) {
-                s.execute("create extension if not exists pg_stat_statements");
-            } catch (SQLException e) {
-                throw new IOException("pg_stat_statements did not load", e);
-            }
-        }
-    }
+    abstract long commits() throws SQLException;
 
-    /** Forgets what {@code pg_stat_statements} counted so far. */
-    void resetStatementStats() throws SQLException {
-        try (Connection c = postgres.getPostgresDatabase().getConnection();
-                Statement s = c.createStatement()) {
-            s.execute("select pg_stat_statements_reset()");
-        }
-    }
+    /** Stops the server; the pools are closed already. */
+    abstract void stop() throws IOException;
 
-    /**
-     * Statements {@code pg_stat_statements} counted since its last reset, those reading or resetting
-     * it left out; NaN when it is not loaded.
-     */
-    double statementStats() {
-        try (Connection c = postgres.getPostgresDatabase().getConnection();
-                Statement s = c.createStatement();
-                ResultSet r = s.executeQuery("select coalesce(sum(calls), 0) from pg_stat_statements"
-                        + " where query not ilike '%pg_stat_statements%'")) {
-            r.next();
-            return r.getLong(1);
-        } catch (SQLException e) {
-            return Double.NaN;
+    /** The server's product and version as the driver reports them, for a run's header. */
+    String describe() throws SQLException {
+        try (Connection c = adminConnection()) {
+            DatabaseMetaData metaData = c.getMetaData();
+            return metaData.getDatabaseProductName() + " " + metaData.getDatabaseProductVersion();
         }
     }
 
     /** A fresh pool of {@code size} connections for one instance; closed by {@link #closePools}. */
     DataSource pool(String name, int size) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(postgres.getJdbcUrl("postgres", "postgres"));
+        connect(config);
         config.setPoolName(name);
         config.setMaximumPoolSize(size);
         HikariDataSource pool = new HikariDataSource(config);
@@ -82,7 +76,7 @@ final class BenchDatabase implements AutoCloseable {
     }
 
     /**
-     * Closes every pool: their backends exit, which flushes their statistics, so that a
+     * Closes every pool: on PostgreSQL their backends exit, which flushes their statistics, so that a
      * {@link #commits} read afterwards counts every transaction they ran.
      */
     void closePools() {
@@ -90,22 +84,9 @@ final class BenchDatabase implements AutoCloseable {
         pools.clear();
     }
 
-    /** Transactions committed in the database so far, from {@code pg_stat_database}. */
-    long commits() throws SQLException {
-        try (Connection c = postgres.getPostgresDatabase().getConnection();
-                Statement s = c.createStatement()) {
-            s.execute("select pg_stat_clear_snapshot()");
-            try (ResultSet r =
-                    s.executeQuery("select xact_commit from pg_stat_database where datname = current_database()")) {
-                r.next();
-                return r.getLong(1);
-            }
-        }
-    }
-
     @Override
     public void close() throws IOException {
         closePools();
-        postgres.close();
+        stop();
     }
 }

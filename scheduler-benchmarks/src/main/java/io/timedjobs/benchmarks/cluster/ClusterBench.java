@@ -17,8 +17,9 @@ import javax.sql.DataSource;
 
 /**
  * CLUSTER-DRAIN and CLUSTER-SPREAD: durable schedulers with several instances each (4 by default;
- * {@code -Dbench.clusterInstances=4,8,16} runs each count in turn) on one embedded PostgreSQL,
- * side by side in one run. The instances of a peer share its JVM, each with a pool of its own.
+ * {@code -Dbench.clusterInstances=4,8,16} runs each count in turn) on one database, side by side
+ * in one run: an embedded PostgreSQL, or with {@code -Dbench.database=mariadb} a MariaDB server of
+ * the run's own (see {@link BenchDatabase}). The instances of a peer share its JVM, each with a pool of its own.
  *
  * <ul>
  *   <li>DRAIN: {@code bench.clusterTasks} (50k) tasks all due at one instant, scheduled just before
@@ -32,8 +33,8 @@ import javax.sql.DataSource;
  * ("timed-jobs+history": a record written in each completion's transaction), beside it off, for
  * the cost per execution of the history.
  *
- * <p>Both report database commits per execution (from {@code pg_stat_database}, the scheduling
- * included), duplicates (executions beyond the first) and lost tasks. Peers run one after the
+ * <p>Both report database commits per execution (from {@code pg_stat_database}, on MariaDB from
+ * InnoDB's transaction counters; the scheduling included), duplicates (executions beyond the first) and lost tasks. Peers run one after the
  * other in each round, rotated; each gets fresh tables and fresh pools.
  *
  * <pre>
@@ -61,14 +62,21 @@ public final class ClusterBench {
         List<String> scenarios = which.equals("both") ? List.of("drain", "spread") : List.of(which);
         int tasks = Sizes.size("clusterTasks", 50_000);
         long spreadMillis = Sizes.millis("clusterSpread", 60_000);
-        List<Supplier<ClusterPeer>> peers = peers();
         int[] instanceCounts = instanceCounts();
-        System.out.printf(
-                "# CLUSTER %s: %d tasks, %s instances, spread over %d ms, %d rounds, JDK %s%n",
-                scenarios, tasks, Arrays.toString(instanceCounts), spreadMillis, rounds, Runtime.version());
-
         Map<String, Map<String, List<double[]>>> results = new LinkedHashMap<>();
-        try (BenchDatabase database = new BenchDatabase()) {
+        try (BenchDatabase database = BenchDatabase.fromProperty()) {
+            List<Supplier<ClusterPeer>> peers = peers(database.kind());
+            System.out.printf(
+                    "# CLUSTER %s: %d tasks, %s instances, spread over %d ms, %d rounds, JDK %s, %s,"
+                            + " db-scheduler polling with %s%n",
+                    scenarios,
+                    tasks,
+                    Arrays.toString(instanceCounts),
+                    spreadMillis,
+                    rounds,
+                    Runtime.version(),
+                    database.describe(),
+                    DbSchedulerPeer.pollingStrategy(database.kind()));
             for (int round = 0; round < rounds; round++) {
                 for (int instances : instanceCounts) {
                     for (String scenario : scenarios) {
@@ -110,16 +118,16 @@ public final class ClusterBench {
     }
 
     /** The peers of every run: ours (with the history too under {@code bench.history}), and db-scheduler at its default polling (not in a smoke run) and at 100 ms. */
-    static List<Supplier<ClusterPeer>> peers() {
+    static List<Supplier<ClusterPeer>> peers(BenchDatabase.Kind database) {
         List<Supplier<ClusterPeer>> peers = new ArrayList<>();
         peers.add(TimedJobsPeer::new);
         if (Boolean.getBoolean("bench.history")) {
             peers.add(() -> new TimedJobsPeer(true));
         }
         if (!Sizes.smoke()) {
-            peers.add(() -> new DbSchedulerPeer(Duration.ofSeconds(10)));
+            peers.add(() -> new DbSchedulerPeer(Duration.ofSeconds(10), database));
         }
-        peers.add(() -> new DbSchedulerPeer(Duration.ofMillis(100)));
+        peers.add(() -> new DbSchedulerPeer(Duration.ofMillis(100), database));
         return peers;
     }
 

@@ -59,7 +59,7 @@ public final class IdleLoad {
                 Arrays.toString(counts), peers, warmup, window, rounds, Runtime.version());
 
         Map<String, List<double[]>> results = new LinkedHashMap<>();
-        try (BenchDatabase database = new BenchDatabase(true)) {
+        try (PostgresBenchDatabase database = new PostgresBenchDatabase(true)) {
             for (int round = 0; round < rounds; round++) {
                 for (int jobs : counts) {
                     for (int p = 0; p < peers.size(); p++) {
@@ -100,7 +100,7 @@ public final class IdleLoad {
     }
 
     /** One peer with {@code jobs} jobs; returns {statements/min, commits/min, pg_stat_statements calls/min}. */
-    static double[] run(BenchDatabase database, IdlePeer peer, int jobs, long warmupMillis, long windowMillis)
+    static double[] run(PostgresBenchDatabase database, IdlePeer peer, int jobs, long warmupMillis, long windowMillis)
             throws Exception {
         try {
             DataSource pool = database.pool("idle-" + peer.name(), 4);

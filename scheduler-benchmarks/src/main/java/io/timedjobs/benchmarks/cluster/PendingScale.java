@@ -54,7 +54,7 @@ public final class PendingScale {
                 "# PENDING-SCALE: backlogs %s, %d tasks drained, %d instances, %d rounds, JDK %s%n",
                 Arrays.toString(sizes), due, instances, rounds, Runtime.version());
         Map<Long, List<double[]>> results = new LinkedHashMap<>();
-        try (BenchDatabase database = new BenchDatabase(true)) {
+        try (PostgresBenchDatabase database = new PostgresBenchDatabase(true)) {
             for (int round = 0; round < rounds; round++) {
                 for (long size : sizes) {
                     double[] r = run(database, size, due, instances);
@@ -95,7 +95,7 @@ public final class PendingScale {
      * One backlog size. Returns {exec/s from the due instant, claim mean ms, claim calls, claim total
      * ms, live rows, dead rows, lost}.
      */
-    static double[] run(BenchDatabase database, long backlog, int dueCount, int instances) throws Exception {
+    static double[] run(PostgresBenchDatabase database, long backlog, int dueCount, int instances) throws Exception {
         List<DataSource> pools = new ArrayList<>();
         for (int i = 0; i < instances; i++) {
             pools.add(database.pool("instance-" + i, ClusterBench.POOL_SIZE));

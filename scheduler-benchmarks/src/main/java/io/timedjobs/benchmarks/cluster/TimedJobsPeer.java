@@ -48,11 +48,12 @@ final class TimedJobsPeer implements ClusterPeer {
     @Override
     public void start(List<DataSource> instances, Executions executions) {
         first = instances.get(0);
+        // The dialect (PostgreSQL or MariaDB) comes from the connection; the table names are the same
+        // on both, and no foreign keys tie the tables, so they drop in any order.
         ClusterDatabase database = ClusterDatabase.of(first, TableNames.defaults());
-        for (String table : java.util.stream.Stream.concat(
-                        database.tables().all().stream(),
-                        java.util.stream.Stream.of(database.tables().schemaVersion()))
-                .toList()) {
+        List<String> tables = new ArrayList<>(database.tables().all());
+        tables.add(database.tables().schemaVersion());
+        for (String table : tables) {
             database.jdbc().execute("drop table if exists " + table);
         }
         new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
