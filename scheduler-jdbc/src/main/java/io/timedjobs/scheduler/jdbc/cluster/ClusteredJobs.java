@@ -115,8 +115,9 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
             outages.succeeded();
             history.pruneIfDue();
         });
+        heartbeat.addPollAction(store::polled);
         heartbeat.addHoldings(() -> {
-            List<String> held = store.heldLeases();
+            List<String> held = store.heldSinceLastPoll();
             return held.isEmpty() ? "" : "the run lease of job(s) " + held;
         });
         // A process that died under this name left its runs: they end now, not at the max run time.

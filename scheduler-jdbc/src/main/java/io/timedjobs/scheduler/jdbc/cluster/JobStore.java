@@ -79,6 +79,13 @@ public final class JobStore {
     /** Jobs whose run lease this instance holds, as far as it knows; see {@link #heldLeases()}. */
     private final Set<String> held = ConcurrentHashMap.newKeySet();
 
+    /**
+     * Jobs whose run lease this instance gave up since the heartbeat's last poll: a run frozen past
+     * its lease ends the moment the process resumes, before the heartbeat finds the silence, and it
+     * was held all through that silence; see {@link #heldSinceLastPoll()}.
+     */
+    private final Set<String> releasedSincePoll = ConcurrentHashMap.newKeySet();
+
     /** Creates the store of the jobs and fires tables, acting as {@code instance}. */
     public JobStore(ClusterDatabase database, ClusterInstance instance) {
         this(database, instance, RunHistory.disabled(database));
@@ -363,7 +370,7 @@ public final class JobStore {
      * did (taken over while this instance was paused, cut off, or ran past the maximum run time).
      */
     boolean releaseLease(String job) {
-        held.remove(job);
+        released(job);
         return jdbc.update(sql.releaseLease(), job, instance.name()) == 1;
     }
 
@@ -414,6 +421,26 @@ public final class JobStore {
     }
 
     /**
+     * Returns the jobs whose run lease this instance holds or gave up since the heartbeat's last
+     * poll ({@link #polled()}): what it held through a silence that poll finds.
+     */
+    public List<String> heldSinceLastPoll() {
+        Set<String> jobs = new java.util.TreeSet<>(held);
+        jobs.addAll(releasedSincePoll);
+        return List.copyOf(jobs);
+    }
+
+    /** Called after each poll of the heartbeat: leases given up before it are no longer reported. */
+    void polled() {
+        releasedSincePoll.clear();
+    }
+
+    private void released(String job) {
+        held.remove(job);
+        releasedSincePoll.add(job);
+    }
+
+    /**
      * Claims the fixed-delay fire due at {@code nextFireAt}: succeeds only if the row still holds
      * that next fire and the definition {@code definitionKey}, it is due by the database's clock
      * (give or take {@code early}), the job is not paused, and no live run holds the lease. The claim
@@ -446,7 +473,7 @@ public final class JobStore {
      * released and the next fire the new definition set stands.
      */
     boolean completeDelayedFire(String job, String definitionKey, Duration delay) {
-        held.remove(job);
+        released(job);
         return jdbc.update(
                         sql.completeDelayedFire(), definitionKey, delay.toMillis(), job, instance.name(), definitionKey)
                 == 1;

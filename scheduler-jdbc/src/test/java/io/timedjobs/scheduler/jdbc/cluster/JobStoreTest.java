@@ -101,6 +101,26 @@ class JobStoreTest {
     }
 
     /**
+     * A lease given up still counts as held until the heartbeat's next poll: a run frozen past its
+     * lease ends as the process resumes, before the heartbeat finds the silence it was held through.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldReportALeaseGivenUpSinceTheLastPoll(TestDatabases.Kind kind) {
+        Fixture f = fixture(kind);
+        f.a().register("job", CRON, null, null);
+        f.a().acquireLease("job", LONG);
+        assertThat(f.a().heldSinceLastPoll()).containsExactly("job");
+
+        f.a().releaseLease("job");
+
+        assertThat(f.a().heldLeases()).isEmpty();
+        assertThat(f.a().heldSinceLastPoll()).as("given up since the last poll").containsExactly("job");
+        f.a().polled();
+        assertThat(f.a().heldSinceLastPoll()).isEmpty();
+    }
+
+    /**
      * A fixed-delay fire is claimed once, only when due; completion sets the next fire a delay
      * after it; a dead holder's run is ended as if completed, without running its fire again.
      */
