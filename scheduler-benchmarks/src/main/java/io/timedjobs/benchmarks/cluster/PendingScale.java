@@ -22,10 +22,12 @@ import javax.sql.DataSource;
  *
  * <p>For each backlog size ({@code bench.pendingSizes}, default 10k, 1M and 10M), the tasks table
  * is filled with that many tasks due days ahead (PostgreSQL's {@code generate_series}, then
- * {@code ANALYZE}), and {@code bench.pendingDue} (10k) tasks due at one instant are drained by our
- * peer's instances ({@code bench.pendingInstances}, 2). Printed per size: executions per second of
- * the drain, the claim statements' mean and total time from {@code pg_stat_statements} (every
- * statement with {@code SKIP LOCKED}), and the table's live and dead rows after the drain.
+ * {@code ANALYZE}), then {@code bench.pendingDue} (10k) tasks due at one instant are written by SQL
+ * as well (so that no instance claims them one by one after scheduling them, as {@code schedule}
+ * does for a task due within the lookahead) and drained by our peer's instances ({@code
+ * bench.pendingInstances}, 2) through their batch claims. Printed per size: executions per second
+ * from the due instant, the batch claim's mean and total time from {@code pg_stat_statements}, and
+ * the table's live and dead rows after the drain.
  *
  * <pre>
  * java -cp scheduler-benchmarks/target/benchmarks.jar io.timedjobs.benchmarks.cluster.PendingScale [rounds]
@@ -109,7 +111,7 @@ public final class PendingScale {
             database.resetStatementStats();
             Instant start = Instant.now().plusSeconds(Sizes.smoke() ? 2 : 5);
             Arrays.fill(due, start);
-            peer.scheduleAll(due);
+            writeDue(pools.get(0), dueCount, start);
             executions
                     .allStarted()
                     .await(start.toEpochMilli() - System.currentTimeMillis() + 180_000, TimeUnit.MILLISECONDS);
@@ -146,12 +148,27 @@ public final class PendingScale {
                 (System.nanoTime() - began) / 1e9);
     }
 
-    /** {mean ms, calls, total ms} of the claim statements since the last reset. */
+    /** Writes tasks "0" to "count - 1" of the peer's handler, due at {@code at}, in one statement. */
+    private static void writeDue(DataSource dataSource, int count, Instant at) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                java.sql.PreparedStatement s = c.prepareStatement("INSERT INTO timed_jobs_tasks (handler, task_key,"
+                        + " fire_at, due_at, state, attempts, claim_version, created_at) SELECT 'bench', CAST(i AS TEXT),"
+                        + " ?, ?, 'PENDING', 0, 0, now() FROM generate_series(0, ?) AS i")) {
+            java.time.OffsetDateTime due = at.atOffset(java.time.ZoneOffset.UTC);
+            s.setObject(1, due);
+            s.setObject(2, due);
+            s.setInt(3, count - 1);
+            s.executeUpdate();
+        }
+    }
+
+    /** {mean ms, calls, total ms} of the batch claim of due tasks since the last reset. */
     private static double[] claimStats(DataSource dataSource) throws SQLException {
         try (Connection c = dataSource.getConnection();
                 Statement s = c.createStatement();
                 ResultSet r = s.executeQuery("SELECT coalesce(sum(calls), 0), coalesce(sum(total_exec_time), 0)"
                         + " FROM pg_stat_statements WHERE query ILIKE '%SKIP LOCKED%'"
+                        + " AND query ILIKE '%ORDER BY due_at%' AND query NOT ILIKE '%lease_until <%'"
                         + " AND query NOT ILIKE '%pg_stat_statements%'")) {
             r.next();
             double calls = r.getDouble(1);
