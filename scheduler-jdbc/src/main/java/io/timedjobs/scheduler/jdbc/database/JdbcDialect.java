@@ -19,6 +19,7 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.PreparedStatementSetter;
 import org.springframework.jdbc.core.RowMapper;
 
 /**
@@ -183,6 +184,15 @@ public abstract class JdbcDialect {
      * key already existed or the condition was false. Whoever gets 1 is the only one who ever will.
      */
     public abstract int insertIfAbsent(JdbcOperations jdbc, String insert, @Nullable Object... args);
+
+    /**
+     * Runs an update that may run again unchanged if the database rolled it back (a fenced start,
+     * completion or failure, a lease renewal) and returns its count. By default once; a database
+     * whose row locks can deadlock between two such statements runs the loser again.
+     */
+    public int update(JdbcOperations jdbc, String update, PreparedStatementSetter binds) {
+        return jdbc.update(update, binds);
+    }
 
     /** Returns the clause that locks selected rows and skips those another transaction has locked. */
     public String forUpdateSkipLocked() {

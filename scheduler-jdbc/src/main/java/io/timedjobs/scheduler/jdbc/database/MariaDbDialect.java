@@ -24,6 +24,7 @@ import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementSetter;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.RowMapperResultSetExtractor;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -192,6 +193,24 @@ final class MariaDbDialect extends JdbcDialect {
     public @Nullable Instant readInstant(ResultSet resultSet, int column) throws SQLException {
         LocalDateTime value = resultSet.getObject(column, LocalDateTime.class);
         return value == null ? null : value.toInstant(ZoneOffset.UTC);
+    }
+
+    /**
+     * A lease renewal scans the claimed-by index and locks rows in its order while a completion
+     * locks its row first and then its index entries: InnoDB can pick either as a deadlock's loser.
+     * The loser was rolled back whole, so it runs again, outside a caller's transaction.
+     */
+    @Override
+    public int update(JdbcOperations jdbc, String update, PreparedStatementSetter binds) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return jdbc.update(update, binds);
+            } catch (PessimisticLockingFailureException lockFailure) {
+                if (!retriable(lockFailure, attempt)) {
+                    throw lockFailure;
+                }
+            }
+        }
     }
 
     @Override

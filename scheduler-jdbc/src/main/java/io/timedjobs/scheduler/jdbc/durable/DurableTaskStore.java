@@ -193,7 +193,7 @@ public final class DurableTaskStore {
     }
 
     private int update(String statement, @Nullable Object... values) {
-        return jdbc.update(statement, ps -> dialect.bind(ps, binds(values)));
+        return dialect.update(jdbc, statement, ps -> dialect.bind(ps, binds(values)));
     }
 
     /** Returns bind values as a list that may hold nulls. */

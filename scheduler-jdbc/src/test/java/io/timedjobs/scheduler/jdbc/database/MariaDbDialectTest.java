@@ -153,6 +153,52 @@ class MariaDbDialectTest {
         assertThat(deadlocks(jdbc)).as("a deadlock happened").isGreaterThan(deadlocksBefore);
     }
 
+    /**
+     * An update that loses a real deadlock (it holds the secondary index entry it scanned and waits
+     * for the row another transaction updated, which then asks for that entry) runs again once the
+     * winner commits, and updates the row: a lease renewal against a completion, in small.
+     */
+    @Test
+    void shouldRunAnUpdateThatLostADeadlockAgain() throws Exception {
+        DataSource dataSource = TestDatabases.newMariaDb();
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        jdbc.execute("CREATE TABLE t_claims (id INT PRIMARY KEY, owner VARCHAR(10), renewals INT NOT NULL,"
+                + " INDEX t_claims_owner (owner)) ENGINE = InnoDB");
+        jdbc.execute("CREATE TABLE t_other (id INT PRIMARY KEY) ENGINE = InnoDB");
+        jdbc.update("INSERT INTO t_claims (id, owner, renewals) VALUES (1, 'a', 0)");
+        long deadlocksBefore = deadlocks(jdbc);
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try (Connection other = dataSource.getConnection()) {
+            other.setAutoCommit(false);
+            try (Statement statement = other.createStatement()) {
+                // the heavier transaction, so that InnoDB picks the renewal as the deadlock's loser
+                statement.executeUpdate("INSERT INTO t_other (id) VALUES (1), (2), (3), (4), (5), (6), (7), (8)");
+                statement.executeUpdate("UPDATE t_claims SET renewals = renewals WHERE id = 1");
+                Future<Integer> renewed = thread.submit(() -> JdbcDialect.MARIADB.update(
+                        jdbc,
+                        "UPDATE t_claims SET renewals = renewals + 1 WHERE owner = ?",
+                        ps -> ps.setString(1, "a")));
+                await().atMost(TestDelays.LONG)
+                        .until(() -> jdbc.queryForObject(
+                                        "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'",
+                                        Integer.class)
+                                == 1);
+                statement
+                        .executeQuery("SELECT id FROM t_claims WHERE owner = 'a' FOR UPDATE")
+                        .close();
+                other.commit();
+                assertThat(renewed.get(TestDelays.LONG.toMillis(), TimeUnit.MILLISECONDS))
+                        .as("run again after the deadlock")
+                        .isEqualTo(1);
+            }
+        } finally {
+            thread.shutdownNow();
+        }
+        assertThat(deadlocks(jdbc)).as("a deadlock happened").isGreaterThan(deadlocksBefore);
+        assertThat(jdbc.queryForObject("SELECT renewals FROM t_claims WHERE id = 1", Integer.class))
+                .isEqualTo(1);
+    }
+
     private static long deadlocks(JdbcTemplate jdbc) {
         return jdbc.queryForObject(
                 "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DEADLOCKS'",

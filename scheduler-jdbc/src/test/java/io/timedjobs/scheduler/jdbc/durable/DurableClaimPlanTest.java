@@ -62,6 +62,28 @@ class DurableClaimPlanTest {
         assertThat(plan).as(plan).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
     }
 
+    /**
+     * The same with the plan the server keeps for a statement it has prepared (the driver prepares
+     * one on the server after a few runs, and the server may then plan it once for any binds): the
+     * row limit is then unknown to the planner, and the claim must still not read the whole table.
+     */
+    @Test
+    void shouldClaimDueTasksThroughTheIndexWithAGenericPlan() throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
+            jdbc.execute("SET plan_cache_mode = force_generic_plan");
+            try {
+                String plan = explain(
+                        jdbc,
+                        store -> store.claimDue(
+                                "me", Duration.ofSeconds(1), Duration.ofSeconds(30), List.of("mail", "sms"), 200));
+                assertThat(plan).as(plan).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
+            } finally {
+                jdbc.execute("RESET plan_cache_mode");
+            }
+        }
+    }
+
     @Test
     void shouldRescueExpiredClaimsThroughTheIndex() {
         String plan = explain(store -> store.claimExpired("me", Duration.ofSeconds(30), List.of("mail", "sms"), 200));
