@@ -271,6 +271,15 @@ public final class ClusterHeartbeat implements SmartLifecycle {
         }
     }
 
+    /**
+     * Whether this instance's row is written and its start actions (which hand back what a dead
+     * process left under its name) have run: until then nothing may be claimed under its name, or the
+     * hand-back would release the claim of a task that already runs here.
+     */
+    public boolean registered() {
+        return registered;
+    }
+
     @Override
     public synchronized boolean isRunning() {
         return executor != null;

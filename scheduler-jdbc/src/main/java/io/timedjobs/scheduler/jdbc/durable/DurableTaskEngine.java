@@ -114,19 +114,20 @@ public final class DurableTaskEngine {
         this.poll = poll;
         this.runner = runner;
         heartbeat.addPollAction(this::poll);
+        heartbeat.addPollAction(runner::polled);
         heartbeat.addHoldings(this::holdings);
         heartbeat.instance().addStartAction(this::releaseLeftovers);
     }
 
     /** What a silence longer than the lease may hand over to other instances, for the heartbeat's warning. */
     private String holdings() {
-        List<String> running = runner.running();
+        List<String> running = runner.heldSinceLastPoll();
         int waiting = queued.size();
         if (running.isEmpty() && waiting == 0) {
             return "";
         }
-        return "the claims of durable task(s) running here " + running + " and of " + waiting
-                + " claimed task(s) waiting here (their starts are refused if taken over)";
+        return "the claims of durable task(s) running here or ended since the silence began " + running + " and of "
+                + waiting + " claimed task(s) waiting here (their starts are refused if taken over)";
     }
 
     /** Run as the instance registers: hands back the claims a dead process left under this name. */
@@ -283,9 +284,14 @@ public final class DurableTaskEngine {
         }
     }
 
-    /** Claims a task just scheduled here, once its transaction commits, if it is due within the lookahead. */
+    /**
+     * Claims a task just scheduled here, once its transaction commits, if it is due within the
+     * lookahead and the instance is registered (else its first poll claims it).
+     */
     private void claimAfterCommit(long id, Instant due) {
-        if (workers == null || due.isAfter(databaseClock.now().plus(settings.lookahead()))) {
+        if (workers == null
+                || !heartbeat.registered()
+                || due.isAfter(databaseClock.now().plus(settings.lookahead()))) {
             return;
         }
         Runnable claim = () -> claimHere(id);
@@ -314,7 +320,7 @@ public final class DurableTaskEngine {
 
     private void claimHere(long id) {
         synchronized (claimLock) {
-            if (!stopping) {
+            if (!stopping && heartbeat.registered()) {
                 claimOneHere(id);
             }
         }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
@@ -60,6 +61,13 @@ final class DurableTaskRunner {
 
     /** Tasks whose handler runs now, for the warning of a lapsed lease; see {@link #running()}. */
     private final Set<ClaimedTask> running = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Tasks whose handler ended since the heartbeat's last poll: a run frozen past the lease ends the
+     * moment the process resumes, before the heartbeat finds the silence, and was held all through
+     * it; see {@link #heldSinceLastPoll()}.
+     */
+    private final Set<String> endedSincePoll = ConcurrentHashMap.newKeySet();
 
     /** Outcomes the database could not take when they happened, written at the next poll. */
     private final Queue<DeferredOutcome> deferred = new ConcurrentLinkedQueue<>();
@@ -125,6 +133,7 @@ final class DurableTaskRunner {
             waitUntil(notBefore);
             execute(handler, claimed, lapses);
         } finally {
+            endedSincePoll.add(describe(claimed));
             running.remove(claimed);
         }
         return true;
@@ -327,10 +336,26 @@ final class DurableTaskRunner {
 
     /** Returns the tasks whose handler runs now, as handler/key: what a lapse of the leases may hand over. */
     List<String> running() {
-        return running.stream()
-                .map(task -> task.handler() + "/" + task.key())
-                .sorted()
-                .toList();
+        return running.stream().map(DurableTaskRunner::describe).sorted().toList();
+    }
+
+    /**
+     * Returns the tasks whose handler runs now or ended since the heartbeat's last poll ({@link
+     * #polled()}): what this instance held through a silence that poll finds.
+     */
+    List<String> heldSinceLastPoll() {
+        Set<String> held = new TreeSet<>(endedSincePoll);
+        running.forEach(task -> held.add(describe(task)));
+        return List.copyOf(held);
+    }
+
+    /** Called after each poll of the heartbeat: tasks ended before it are no longer reported. */
+    void polled() {
+        endedSincePoll.clear();
+    }
+
+    private static String describe(ClaimedTask task) {
+        return task.handler() + "/" + task.key();
     }
 
     /** Writes an outcome now, or keeps it for the next poll when the database cannot be reached. */

@@ -8,9 +8,15 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.timedjobs.scheduler.ManualTicker;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -340,6 +346,83 @@ class DurableTaskEngineTest {
                 .containsExactly("rescuer");
         assertThat(rescuer.tasks().find(DurableTaskQuery.all())).isEmpty();
         assertThat(rescuer.rescuedCount()).isEqualTo(1);
+    }
+
+    /**
+     * A task that ends between the end of a silence longer than the lease and the heartbeat's next
+     * poll (a process resumed from a freeze: its worker wakes first) is still named in the warning of
+     * that silence: it was held all through it.
+     */
+    @Test
+    void shouldNameATaskThatEndedAsTheSilenceEndedInItsWarning() throws Exception {
+        ClusterDatabase database = DurableTestSupport.database(TestDatabases.newH2());
+        Duration lease = Duration.ofSeconds(5);
+        Duration poll = Duration.ofMillis(500);
+        ManualTicker ticker = new ManualTicker();
+        DatabaseClock clock = new DatabaseClock(database.jdbc(), database.dialect(), Clock.systemUTC(), ticker);
+        ClusterInstance instance = new ClusterInstance(
+                database.jdbc(),
+                database.dialect(),
+                database.tables(),
+                "a",
+                lease,
+                ClusterInstance.beatInterval(lease, poll),
+                duration -> {});
+        ClusterHeartbeat heartbeat =
+                new ClusterHeartbeat(instance, clock, new OutageLog(DurableTaskEngineTest.class, "a"), poll, ticker);
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        DurableTaskEngine engine = DurableTaskEngine.builder(database)
+                .handler("mail", new EffectHandler(new JdbcTemplate(database.dataSource()), "a", () -> {
+                    running.countDown();
+                    release.await(30, TimeUnit.SECONDS);
+                }))
+                .settings(DurableTestSupport.fastSettings())
+                .transactionManager(new DataSourceTransactionManager(database.dataSource()))
+                .heartbeat(heartbeat, clock)
+                .build();
+        new JdbcTemplate(database.dataSource())
+                .execute("CREATE TABLE effects (task_id BIGINT NOT NULL, instance VARCHAR(20) NOT NULL)");
+        engines.add(engine);
+        engine.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(ClusterHeartbeat.class);
+        Logger engineLogger = (Logger) LoggerFactory.getLogger(DurableTaskEngine.class);
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+        warnings.start();
+        logger.addAppender(warnings);
+        engineLogger.addAppender(warnings);
+        try {
+            // scheduled before the instance registers: claimed by its first poll, not before (the
+            // registration hands back what was claimed under its name before it)
+            engine.tasks().schedule("mail", "k1", Duration.ZERO, null);
+            heartbeat.poll(); // registers, claims the task, a worker runs it
+            assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+
+            ticker.advance(lease.plusSeconds(1)); // frozen past the lease
+            release.countDown(); // the worker wakes first and ends the run
+            await().atMost(WAIT).until(() -> engine.completedCount() + engine.fencedCount() == 1);
+            heartbeat.poll();
+
+            assertThat(warnings.list)
+                    .filteredOn(event -> event.getFormattedMessage().contains("longer than its lease"))
+                    .singleElement()
+                    .satisfies(event -> assertThat(event.getFormattedMessage()).contains("mail/k1"));
+            assertThat(warnings.list)
+                    .extracting(ILoggingEvent::getFormattedMessage)
+                    .noneMatch(message -> message.contains("Handed back"));
+
+            warnings.list.clear();
+            ticker.advance(lease.plusSeconds(1));
+            heartbeat.poll();
+            assertThat(warnings.list)
+                    .filteredOn(event -> event.getFormattedMessage().contains("longer than its lease"))
+                    .as("a later silence, after the task ended and a poll went through")
+                    .singleElement()
+                    .satisfies(event -> assertThat(event.getFormattedMessage()).doesNotContain("mail/k1"));
+        } finally {
+            logger.detachAppender(warnings);
+            engineLogger.detachAppender(warnings);
+        }
     }
 
     /** Bad input gets a clear error at schedule time. */
