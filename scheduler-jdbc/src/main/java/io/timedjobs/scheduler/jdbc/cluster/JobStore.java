@@ -9,6 +9,7 @@ import io.timedjobs.scheduler.jdbc.history.RunKind;
 import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -381,7 +382,13 @@ public final class JobStore {
      * @param failure what the run threw, or null
      */
     boolean releaseLease(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {
-        return history.complete(() -> releaseLease(job), run(job, fire, durationNanos, failure), true);
+        released(job);
+        return history.completeFenced(
+                sql.releaseLease(),
+                Arrays.asList(job, instance.name()),
+                () -> releaseLease(job),
+                run(job, fire, durationNanos, failure),
+                true);
     }
 
     /**
@@ -395,8 +402,13 @@ public final class JobStore {
             Instant fire,
             long durationNanos,
             @Nullable Throwable failure) {
-        return history.complete(
-                () -> completeDelayedFire(job, definitionKey, delay), run(job, fire, durationNanos, failure), true);
+        released(job);
+        return history.completeFenced(
+                sql.completeDelayedFire(),
+                Arrays.asList(definitionKey, delay.toMillis(), job, instance.name(), definitionKey),
+                () -> completeDelayedFire(job, definitionKey, delay),
+                run(job, fire, durationNanos, failure),
+                true);
     }
 
     private FinishedRun run(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {

@@ -172,6 +172,17 @@ public abstract class JdbcDialect {
         return null;
     }
 
+    /**
+     * Returns one query that runs {@code change} (an UPDATE or DELETE) and {@code insert} (which may
+     * read the rows {@code change} changed as the table {@code changed}, one row each) and returns the
+     * number of rows {@code change} changed as its one column; binds: those of {@code change}, then
+     * those of {@code insert}. Null where writes cannot share a statement (the default): the caller
+     * then runs the two in a transaction.
+     */
+    public @Nullable String changeWithInsert(String change, String insert) {
+        return null;
+    }
+
     /** Returns the database's current time, read with {@link #clockQuery()}. */
     public final Instant currentTime(JdbcOperations jdbc) {
         Instant value = jdbc.queryForObject(clockQuery(), (rs, row) -> readInstant(rs, 1));

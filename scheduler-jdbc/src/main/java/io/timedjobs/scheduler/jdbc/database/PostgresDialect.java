@@ -57,6 +57,13 @@ final class PostgresDialect extends JdbcDialect {
         return update + " RETURNING " + now();
     }
 
+    /** Data-modifying {@code WITH} clauses: both writes run, in one round trip and one implicit transaction. */
+    @Override
+    public String changeWithInsert(String change, String insert) {
+        return "WITH changed AS (" + change + " RETURNING 1), recorded AS (" + insert
+                + ") SELECT COUNT(*) FROM changed";
+    }
+
     @Override
     public boolean foldsInsertWithRead() {
         return true;

@@ -192,7 +192,7 @@ final class DurableTaskRunner {
             } else {
                 invoke(handler, task, claimed.traceParent());
                 FinishedRun run = finished(claimed, attempt, began, RunOutcome.SUCCEEDED, null);
-                record(claimed, () -> history.complete(() -> complete(claimed, store, lapsesAtStart), run, false));
+                record(claimed, () -> completeRecorded(claimed, run, lapsesAtStart));
             }
             completed.increment();
         } catch (RuntimeException | Error e) {
@@ -271,6 +271,15 @@ final class DurableTaskRunner {
         boolean accepted = claimed.schedule() == null
                 ? via.completeOnce(claimed)
                 : via.completeRecurring(claimed, nextFire(claimed), null);
+        refused(claimed, accepted, "completed", lapsesAtStart);
+        return accepted;
+    }
+
+    /** The completion outside a handler's transaction, with its record: one statement on PostgreSQL. */
+    private boolean completeRecorded(ClaimedTask claimed, FinishedRun run, long lapsesAtStart) {
+        boolean accepted = claimed.schedule() == null
+                ? store.completeOnce(claimed, history, run)
+                : store.completeRecurring(claimed, nextFire(claimed), history, run);
         refused(claimed, accepted, "completed", lapsesAtStart);
         return accepted;
     }

@@ -3,6 +3,8 @@ package io.timedjobs.scheduler.jdbc.durable;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.jdbc.history.FinishedRun;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -128,6 +130,22 @@ public final class DurableTaskStore {
     /** The fenced completion of a one-off task (its row goes). */
     boolean completeOnce(ClaimedTask task) {
         return update(sql.completeOnce(), task.id(), task.version()) == 1;
+    }
+
+    /** As {@link #completeOnce(ClaimedTask)}, with the run's record (see {@link RunHistory#completeFenced}). */
+    boolean completeOnce(ClaimedTask task, RunHistory history, FinishedRun run) {
+        return history.completeFenced(
+                sql.completeOnce(), binds(task.id(), task.version()), () -> completeOnce(task), run, false);
+    }
+
+    /** As {@link #completeRecurring}, with the run's record (see {@link RunHistory#completeFenced}). */
+    boolean completeRecurring(ClaimedTask task, Instant nextFire, RunHistory history, FinishedRun run) {
+        return history.completeFenced(
+                sql.completeRecurring(),
+                binds(nextFire, nextFire, null, task.id(), task.version()),
+                () -> completeRecurring(task, nextFire, null),
+                run,
+                false);
     }
 
     /** The fenced completion of a recurring task: PENDING again at its next fire. */

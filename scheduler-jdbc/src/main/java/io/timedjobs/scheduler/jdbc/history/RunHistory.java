@@ -8,6 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -134,6 +135,41 @@ public final class RunHistory {
         return Boolean.TRUE.equals(accepted);
     }
 
+    /**
+     * As {@link #complete}, for a completion that is the one statement {@code change} (an UPDATE or
+     * DELETE of at most one row, on {@link ClusterDatabase#jdbc()}, with {@code changeBinds}) and
+     * returns whether it changed that row. Where the dialect runs both writes in one statement
+     * ({@link JdbcDialect#changeWithInsert}: PostgreSQL), the end and its record go in one round
+     * trip with no transaction of its own; if that statement fails, {@link #complete} runs, which
+     * tells a failed record from a database that is away.
+     *
+     * @param completion the same change through its store, for the other databases
+     */
+    public boolean completeFenced(
+            String change,
+            List<@Nullable Object> changeBinds,
+            BooleanSupplier completion,
+            FinishedRun run,
+            boolean always) {
+        String folded = settings.enabled() ? dialect.changeWithInsert(change, sql.insertSelect(!always)) : null;
+        if (folded == null) {
+            return complete(completion, run, always);
+        }
+        List<@Nullable Object> binds = new ArrayList<>(changeBinds);
+        binds.addAll(recordBinds(run));
+        Integer changed;
+        try {
+            changed = jdbc.query(folded, ps -> dialect.bind(ps, binds), rs -> rs.next() ? rs.getInt(1) : null);
+        } catch (DataAccessException ex) {
+            return complete(completion, run, always);
+        }
+        boolean done = changed != null && changed > 0;
+        if (done || always) {
+            written.set(true);
+        }
+        return done;
+    }
+
     /** Writes {@code run} within the caller's transaction on the application's data source. */
     public void recordJoined(FinishedRun run) {
         if (settings.enabled()) {
@@ -142,7 +178,14 @@ public final class RunHistory {
     }
 
     private void insert(JdbcTemplate via, FinishedRun run) {
-        List<@Nullable Object> binds = Arrays.asList(
+        List<@Nullable Object> binds = recordBinds(run);
+        via.update(sql.insert(), ps -> dialect.bind(ps, binds));
+        written.set(true);
+    }
+
+    /** The binds of a record, in the order of {@link RunHistorySql#insert()}. */
+    private static List<@Nullable Object> recordBinds(FinishedRun run) {
+        return Arrays.asList(
                 run.kind().name(),
                 run.name(),
                 run.taskKey(),
@@ -153,8 +196,6 @@ public final class RunHistory {
                 run.outcome().name(),
                 run.attempt(),
                 cut(run.error()));
-        via.update(sql.insert(), ps -> dialect.bind(ps, binds));
-        written.set(true);
     }
 
     /** Returns the records that meet the query, latest start first. */

@@ -9,7 +9,8 @@ import java.util.List;
  * Immutable; any thread. The statements of the run history table for one database, readable in one
  * place. Values are bound; only the table name and the dialect's clock, row limits and batched
  * delete are formatted in. Plain SQL but for those: no arrays (a set of outcomes is one parameter per value),
- * no {@code RETURNING}.
+ * no {@code RETURNING} (where a dialect folds a record into its run's end, {@link
+ * JdbcDialect#changeWithInsert} adds it).
  */
 final class RunHistorySql {
 
@@ -36,6 +37,19 @@ final class RunHistorySql {
     String insert() {
         return "INSERT INTO " + table + " (kind, name, task_key, fire_at, instance_name, started_at, duration_ms,"
                 + " outcome, attempt, error) VALUES (?, ?, ?, ?, ?, " + nowMinusDuration + ", ?, ?, ?, ?)";
+    }
+
+    /**
+     * As {@link #insert()}, as a SELECT, for {@link JdbcDialect#changeWithInsert}: one record per row
+     * of {@code changed} when {@code perChangedRow}, else one record. Each bind is cast to its
+     * column's type: a parameter in a select list has no type of its own.
+     */
+    String insertSelect(boolean perChangedRow) {
+        return "INSERT INTO " + table + " (kind, name, task_key, fire_at, instance_name, started_at, duration_ms,"
+                + " outcome, attempt, error) SELECT CAST(? AS VARCHAR(8)), CAST(? AS VARCHAR(300)),"
+                + " CAST(? AS VARCHAR(200)), CAST(? AS TIMESTAMP WITH TIME ZONE), CAST(? AS VARCHAR(200)), "
+                + nowMinusDuration + ", CAST(? AS BIGINT), CAST(? AS VARCHAR(16)), CAST(? AS INTEGER),"
+                + " CAST(? AS VARCHAR(500))" + (perChangedRow ? " FROM changed" : "");
     }
 
     /**

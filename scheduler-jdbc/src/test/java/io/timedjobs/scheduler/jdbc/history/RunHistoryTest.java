@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.StatementLog;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
@@ -203,6 +204,64 @@ class RunHistoryTest {
         assertThat(count(database)).isEqualTo(1);
     }
 
+    /**
+     * A fenced end and its record: the record follows the end's outcome (or is written anyway when
+     * {@code always}), with the record's values as written by a transaction; on PostgreSQL the two
+     * are one statement, elsewhere the end and the insert share a transaction.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldWriteAFencedEndWithItsRecordInOneStatementWhereTheDatabaseCan(TestDatabases.Kind kind) {
+        StatementLog log = new StatementLog(kind.newDatabase());
+        ClusterDatabase database = database(log.dataSource());
+        RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
+        String now = database.dialect().now();
+        database.jdbc()
+                .update("INSERT INTO timed_jobs_instances (instance_name, started_at, heartbeat_at) VALUES ('x', " + now
+                        + ", " + now + ")");
+        String change = "UPDATE timed_jobs_instances SET heartbeat_at = " + now + " WHERE instance_name = ?";
+        FinishedRun failed = new FinishedRun(
+                RunKind.TASK, "mail", "k1", FIRE, "a", 1_500, RunOutcome.FAILED, 3, "java.lang.Error: é");
+
+        log.clear();
+        boolean ended = history.completeFenced(
+                change, List.of("x"), () -> database.jdbc().update(change, "x") == 1, failed, false);
+        List<String> statements = log.executed();
+        boolean refused = history.completeFenced(
+                change,
+                List.of("gone"),
+                () -> database.jdbc().update(change, "gone") == 1,
+                job("refused", "a", RunOutcome.SUCCEEDED, 1),
+                false);
+        boolean refusedButRan = history.completeFenced(
+                change,
+                List.of("gone"),
+                () -> database.jdbc().update(change, "gone") == 1,
+                job("ran", "a", RunOutcome.SUCCEEDED, 1),
+                true);
+
+        assertThat(ended).isTrue();
+        assertThat(refused).isFalse();
+        assertThat(refusedButRan).isFalse();
+        if (database.dialect().changeWithInsert("UPDATE t SET c = 1", "INSERT INTO u VALUES (1)") != null) {
+            assertThat(statements)
+                    .as("statements of one fenced end with its record")
+                    .hasSize(1);
+        }
+        assertThat(history.find(RunHistoryQuery.all()))
+                .extracting(RunRecord::name)
+                .containsExactlyInAnyOrder("mail", "ran");
+        RunRecord record = history.find(RunHistoryQuery.all().task("mail")).get(0);
+        assertThat(record.taskKey()).isEqualTo("k1");
+        assertThat(record.fireAt()).isEqualTo(FIRE);
+        assertThat(record.instance()).isEqualTo("a");
+        assertThat(record.duration()).isEqualTo(Duration.ofMillis(1_500));
+        assertThat(record.outcome()).isEqualTo(RunOutcome.FAILED);
+        assertThat(record.attempt()).isEqualTo(3);
+        assertThat(record.error()).isEqualTo("java.lang.Error: é");
+        assertThat(record.startedAt()).isBefore(Instant.now().minusMillis(1_000));
+    }
+
     /** Off: nothing written, nothing pruned, and a completion that is refused writes no record either. */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)
@@ -236,7 +295,18 @@ class RunHistoryTest {
                 job("j", "a", RunOutcome.SUCCEEDED, 1),
                 true);
 
+        boolean fencedEnded = history.completeFenced(
+                "UPDATE timed_jobs_instances SET heartbeat_at = " + now + " WHERE instance_name = ?",
+                List.of("ended"),
+                () -> database.jdbc()
+                                .update("UPDATE timed_jobs_instances SET heartbeat_at = " + now
+                                        + " WHERE instance_name = 'ended'")
+                        == 1,
+                job("j", "a", RunOutcome.SUCCEEDED, 1),
+                false);
+
         assertThat(ended).isTrue();
+        assertThat(fencedEnded).as("a fenced end whose record fails").isTrue();
         assertThat(jdbc.queryForObject(
                         "SELECT COUNT(*) FROM timed_jobs_instances WHERE instance_name = 'ended'", Integer.class))
                 .isEqualTo(1);
