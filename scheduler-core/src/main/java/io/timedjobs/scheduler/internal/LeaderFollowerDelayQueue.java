@@ -3,16 +3,16 @@ package io.timedjobs.scheduler.internal;
 import io.timedjobs.scheduler.Ticker;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Any thread may offer, remove and read the figures; only the pool's workers take. The queue every
  * worker of one scheduler takes its tasks from, in due order, with the leader-follower protocol.
- * This class alone holds the lock (through QueueLock, where it is taken and let go) and makes
- * workers sleep and leave; the structures it uses never touch the lock, and WaitingWorkers, which
- * keeps the leader and the followers, is touched only under it.
+ * The lock is taken and let go only through QueueLock, which also holds the hand-over of tasks to
+ * its holder; only this class and WaitingWorkers (the workers' side: take(), the leader, the
+ * followers, the batch) call it. This class adds and removes tasks, shuts the queue down and
+ * reads its figures; the structures it uses never touch the lock.
  */
 public final class LeaderFollowerDelayQueue {
 
@@ -22,19 +22,20 @@ public final class LeaderFollowerDelayQueue {
      * 1. Due order (DueOrder): by due time, then first in, first out; a heap, and a coarse timing
      *    wheel in front of it for tasks due later (timeouts, mostly, often cancelled before due).
      *
-     * 2. Leader-follower, the protocol of DelayQueue (see the Javadoc of take()), after
-     *    Schmidt and Pyarali's Leader/Followers pattern. Of the workers in take(), at most one, the
-     *    leader, sleeps with a timeout: until the head is due or the wheel must move. The others,
-     *    the followers, sleep without one (sleep()). A leader that leaves with a task wakes one
-     *    follower, the next leader (leave()); so no thread wakes up unless a task is due or the
-     *    head changed. Workers park on the thread itself rather than on a Condition, so that
-     *    every release of the lock goes through QueueLock.release(), and a wake-up targets one chosen thread.
+     * 2. Leader-follower (WaitingWorkers), the protocol of DelayQueue (see the Javadoc of
+     *    WaitingWorkers.leader), after Schmidt and Pyarali's Leader/Followers pattern. Of the
+     *    workers in take(), at most one, the leader, sleeps with a timeout: until the head is due
+     *    or the wheel must move. The others, the followers, sleep without one (sleep()). A leader
+     *    that leaves with a task wakes one follower, the next leader (leave()); so no thread wakes
+     *    up unless a task is due or the head changed. Workers park on the thread itself rather
+     *    than on a Condition, so that every release of the lock goes through QueueLock.release(),
+     *    and a wake-up targets one chosen thread.
      *
      * 3. Hand-over (HandoffStripes, WakePlan). A task that needs no attention before the sleeping
      *    leader's planned wake-up stays on its producer's stripe until the leader drains the
      *    stripes; any other is inserted at once, by its producer if the lock is free, else by the
-     *    holder on request (QueueLock). Cancels likewise, or take the task
-     *    out of its slot with a CAS.
+     *    holder on request (QueueLock). Cancels likewise, or take the task out of its slot with a
+     *    CAS.
      *
      * 4. A task inserted ahead of the leader's wake-up time unparks the leader (or, with no leader
      *    and an empty queue, one follower) to re-plan. Any other task wakes nobody.
@@ -42,19 +43,17 @@ public final class LeaderFollowerDelayQueue {
      * 5. Batches (ReadyBatch). A worker that finds the head due takes up to 32 due tasks at once,
      *    for workers to claim with a CAS, and wakes followers to help: one lock per batch.
      *
-     * 6. Shutdown closes the stripes (close()); take() returns null once the queue is then empty.
+     * 6. Shutdown closes the stripes (QueueLock.close()); take() returns null once the queue is
+     *    then empty.
      *
      * Lock order: the pool's mainLock first, then this lock, never the other way round. Nothing
      * done under this lock takes mainLock, runs a task's code, or calls a listener.
      */
 
-    /** The lock, the requests left for its holder, and the staging of tasks. */
+    /** The lock, the requests left for its holder, the staging of tasks; whether it is closed. */
     private final QueueLock lock;
 
     private final Ticker ticker;
-
-    /** Whether the leader sleeps with a timeout; not with a manual ticker (see timeAdvanced). */
-    private final boolean timedWaits;
 
     /** The queued tasks: heap, wheel and run. Guarded by lock. */
     private final DueOrder order;
@@ -65,32 +64,14 @@ public final class LeaderFollowerDelayQueue {
     /** The sleeping leader's wake-up time, published before it sleeps, withdrawn as it wakes. */
     private final WakePlan plan = new WakePlan();
 
-    /** The leader and the followers. Guarded by lock. */
-    private final WaitingWorkers waiting = new WaitingWorkers(plan);
-
-    /** Whether shutdown() or stop() has run. Written under lock, never cleared; volatile. */
-    private volatile boolean closed;
-
-    /**
-     * Due tasks taken out of the queue in one go, for workers to claim without the lock; or null.
-     * Volatile; replaced under the lock, once used up. See {@link #take} for who claims.
-     */
-    private volatile @Nullable ReadyBatch ready;
+    /** The workers in take(): the leader, the followers, and the batch they claim from. */
+    private final WaitingWorkers waiting;
 
     /** Figures for meters, read without the lock; written at each take and release of it. */
     private final QueueFigures figures = new QueueFigures();
 
     /** The current batch, for the figures' readers. Made once, not per reading. */
-    private final Supplier<@Nullable ReadyBatch> readyBatch = () -> ready; // volatile read
-
-    /**
-     * Whether take() returns null at once, even with tasks left (shutdownNow). Volatile, never
-     * cleared; written first without the lock by {@link #stopTaking()}, so that no worker takes a
-     * task from the moment shutdownNow begins, then again under the lock by {@link #stop()}. A
-     * worker reads it before every take, the lock-free claim from a batch included: so after the
-     * write, each worker takes at most the one task whose take had already read it as false.
-     */
-    private volatile boolean stopped;
+    private final Supplier<@Nullable ReadyBatch> readyBatch;
 
     public LeaderFollowerDelayQueue(Ticker ticker, boolean timedWaits) {
         this(ticker, timedWaits, new HandoffStripes(), new DueOrder(ticker.read()));
@@ -99,11 +80,12 @@ public final class LeaderFollowerDelayQueue {
     /** For tests that watch the stripes and the order the queue works on. */
     LeaderFollowerDelayQueue(Ticker ticker, boolean timedWaits, HandoffStripes stripes, DueOrder order) {
         this.ticker = ticker;
-        this.timedWaits = timedWaits;
         this.stripes = stripes;
         this.order = order;
         // What the stripes' tasks and removals go to as they are drained: made once, not per drain.
         this.lock = new QueueLock(stripes, plan, figures, order, this::insert, this::removeLocked);
+        this.waiting = new WaitingWorkers(this, lock, order, plan, ticker, timedWaits);
+        this.readyBatch = waiting::readyBatch; // a volatile read
     }
 
     // ---- Producers ----
@@ -123,7 +105,7 @@ public final class LeaderFollowerDelayQueue {
                 if (lock.drainRequested() || !plan.inForce()) { // volatile reads
                     lock.drainPending();
                 }
-                if (closed) { // volatile read
+                if (lock.isClosed()) { // volatile read
                     return false;
                 }
                 insert(task);
@@ -143,7 +125,7 @@ public final class LeaderFollowerDelayQueue {
         lock.acquire();
         try {
             lock.drainPending();
-            if (stopped || (closed && !acceptAfterShutdown)) {
+            if (waiting.isStopped() || (lock.isClosed() && !acceptAfterShutdown)) {
                 return false;
             }
             if (task.isNew()) { // a cancel that came before this lock was taken removed nothing
@@ -164,7 +146,7 @@ public final class LeaderFollowerDelayQueue {
         if (QueuePosition.isStaged(p) && stripes.unstage(task, QueuePosition.stagedPosition(p))) {
             return; // the position is read once: a drain may change it at any moment
         }
-        if (QueuePosition.inBatch(p) && unbatch(task, p)) {
+        if (QueuePosition.inBatch(p) && waiting.unbatch(task, p)) {
             return;
         }
         if (lock.tryAcquire()) {
@@ -182,28 +164,16 @@ public final class LeaderFollowerDelayQueue {
         lock.drainNow(true);
     }
 
-    /** Takes a cancelled task out of the current batch, without the lock (see ReadyBatch.cancel). */
-    private boolean unbatch(ScheduledTask<?> task, int p) {
-        ReadyBatch b = ready; // volatile read
-        return b != null && b.cancel(task, QueuePosition.batchSlot(p));
-    }
-
-    /** Claims the next task of the current batch, without the lock; null when there is none. */
-    private @Nullable ScheduledTask<?> claimReady() {
-        ReadyBatch b = ready; // volatile read
-        return b == null ? null : b.claim();
-    }
-
     /** Removes a task from the batch or from due order; false if it is in neither. Under lock. */
     private boolean removeLocked(ScheduledTask<?> task) {
         int p = task.queuePosition;
         if (QueuePosition.inBatch(p)) {
-            return unbatch(task, p); // nothing else to update: the batch is out of the queue
+            return waiting.unbatch(task, p); // nothing else to update: the batch is out of the queue
         }
         if (!order.remove(task)) {
             return false; // taken, never queued, or still on a stripe (dropped as it is drained)
         }
-        wakeAllIfDone(); // the last task may be gone: idle workers may exit now
+        waiting.wakeAllIfDone(); // the last task may be gone: idle workers may exit now
         return true;
     }
 
@@ -217,161 +187,20 @@ public final class LeaderFollowerDelayQueue {
     // ---- Consumers ----
 
     /**
-     * Waits for the next due task, following the leader-follower protocol, and returns it; or null
-     * when the calling worker should exit: the queue was stopped, or it is shut down and empty. Of
-     * the workers in here, at most one holds the leader role (see WaitingWorkers) and sleeps with
-     * a timeout; the others follow.
-     *
-     * <p>No lost wake-up. Every worker that leaves take() through the lock passes its finally block,
-     * which wakes one follower as successor ({@link #leave}) if it finds the role vacant and tasks
-     * queued. A successor, woken as such and not as a helper, never claims a batch task in {@link
-     * #sleep} but goes on to the lock. There it may claim a batch task instead of taking the role;
-     * it must then pass the role on, and does: it leaves through the same finally block, which
-     * wakes the next successor. Only helpers claim without the lock, and they leave the role as
-     * they found it. And a task that must not wait reaches due order even when its producer finds
-     * the lock held: the producer leaves a request, which the holder performs in {@link
-     * QueueLock#release} after letting go (see {@link QueueLock#drainNow}), and the insert wakes
-     * whoever must re-plan. So while tasks are queued and the role is vacant, some worker is awake
-     * and headed for the lock, and no follower sleeps through the head's due time.
+     * Waits for the next due task, following the leader-follower protocol (see WaitingWorkers),
+     * and returns it; or null when the calling worker should exit: the queue was stopped, or it is
+     * shut down and empty.
      */
     @Nullable
     ScheduledTask<?> take(PoolThread me) {
-        if (stopped) { // volatile read: see stopped
-            return null;
-        }
-        ScheduledTask<?> claimed = claimReady();
-        if (claimed != null) {
-            return claimed;
-        }
-        WaitingWorkers waiting = this.waiting;
-        int helpers = 0;
-        boolean locked = true;
-        lock.acquire();
-        try {
-            for (; ; ) {
-                // The time first, the stripes second: every task whose offer returned before this
-                // reading is then in the queue before anything due by it leaves. Read the other way
-                // round, a task staged between the drain and the reading would be left behind a
-                // batch of tasks due after it.
-                long now = ticker.read();
-                lock.drainPending();
-                if (stopped) {
-                    return null;
-                }
-                claimed = claimReady(); // another worker may have published a batch meanwhile
-                if (claimed != null) {
-                    return claimed; // through finally, which passes a vacant role on: see above
-                }
-                order.advance(now);
-                ScheduledTask<?> first = order.first();
-                if (first != null && first.time - now <= 0L) {
-                    order.poll(first);
-                    ReadyBatch batch = order.pollDueBatch(now);
-                    helpers = batch == null ? 0 : batch.remaining(); // before others see it
-                    ready = batch; // volatile write
-                    return first;
-                }
-                boolean nothingQueued = first == null && !order.hasWheelTasks();
-                if (nothingQueued && closed) {
-                    return null;
-                }
-                if (nothingQueued || waiting.hasLeader()) {
-                    first = null; // don't retain a reference while sleeping: it may be cancelled
-                    claimed = sleep(me, true, 0L);
-                    if (claimed != null) {
-                        locked = false;
-                        return claimed;
-                    }
-                } else {
-                    long wakeAt = order.wakeTime(first);
-                    first = null;
-                    waiting.lead(me, wakeAt);
-                    try {
-                        sleep(me, false, timedWaits ? Math.max(1L, wakeAt - now) : 0L);
-                    } finally {
-                        waiting.resign(me); // before the loop drains the stripes: see WakePlan
-                    }
-                }
-            }
-        } finally {
-            if (locked) {
-                boolean vacant = !waiting.hasLeader() && !order.isEmpty(); // hand the role on
-                if (!vacant) {
-                    wakeAllIfDone(); // let idle workers see that there is nothing left
-                }
-                leave(vacant, helpers);
-            }
-            if (me.interrupted) {
-                me.interrupted = false;
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
-     * Releases the lock, parks, and takes the lock back. A follower registers itself first; the
-     * leader does not (the leader role names it). A follower woken as a helper claims a task from
-     * the batch without taking the lock back; one woken as the leader's successor never does (see
-     * take). An interrupt is put aside: see PoolThread.interrupted.
-     *
-     * @param nanos how long to sleep at most; 0 for no limit
-     * @return a task claimed from a batch, with the lock not held; or null, with the lock held
-     */
-    private @Nullable ScheduledTask<?> sleep(PoolThread me, boolean follower, long nanos) {
-        if (follower && !me.queued) { // volatile read
-            waiting.addFollower(me);
-        }
-        if (Thread.interrupted()) {
-            me.interrupted = true;
-        }
-        lock.release();
-        if (nanos > 0L) {
-            LockSupport.parkNanos(this, nanos);
-        } else {
-            LockSupport.park(this);
-        }
-        // queued: a volatile read, after which helper (plain) is as the waker wrote it.
-        if (follower && !me.queued && me.helper) {
-            ScheduledTask<?> claimed = claimReady();
-            if (claimed != null) {
-                return claimed;
-            }
-        }
-        lock.acquire();
-        if (me.queued) { // woken by something other than a waker: deregister, look again
-            waiting.removeFollower(me);
-        }
-        return null;
-    }
-
-    /**
-     * Lets go of the lock for a worker leaving take(). Helpers for a new batch are woken first:
-     * they claim without the lock. The successor to a vacant leader role, if {@code successor} is
-     * asked for, is unparked after the lock is released: woken before, it would only block on the
-     * lock and need a second wake-up.
-     */
-    private void leave(boolean successor, int helpers) {
-        PoolThread next = waiting.handOn(successor, helpers);
-        lock.release();
-        if (next != null) {
-            LockSupport.unpark(next.thread);
-        }
-    }
-
-    /** Wakes every sleeping worker if the queue is shut down and empty, so they exit. Under lock. */
-    private void wakeAllIfDone() {
-        if (closed && order.isEmpty()) {
-            waiting.wakeAll();
-        }
+        return waiting.take(me);
     }
 
     /** Wakes the leader so that it re-reads the ticker: used when a manual ticker moved. */
     void timeAdvanced() {
         lock.acquire();
         try {
-            if (!waiting.wakeLeader() && !order.isEmpty()) {
-                waiting.wakeFollower();
-            }
+            waiting.timeAdvanced();
         } finally {
             lock.release();
         }
@@ -388,7 +217,7 @@ public final class LeaderFollowerDelayQueue {
     List<ScheduledTask<?>> shutdown(boolean keepDelayed, boolean keepRepeating) {
         lock.acquire();
         try {
-            close();
+            lock.close();
             List<ScheduledTask<?>> removed = List.of();
             if (!keepDelayed || !keepRepeating) {
                 long now = ticker.read();
@@ -407,7 +236,7 @@ public final class LeaderFollowerDelayQueue {
         try {
             lock.drainPending();
             List<ScheduledTask<?>> removed = order.removeIf(t -> t.time - deadline > 0);
-            wakeAllIfDone();
+            waiting.wakeAllIfDone();
             return removed;
         } finally {
             lock.release();
@@ -419,35 +248,22 @@ public final class LeaderFollowerDelayQueue {
      * the first step of shutdownNow, before {@link #stop()} collects what the queue holds.
      */
     void stopTaking() {
-        stopped = true; // volatile write
+        waiting.stopTaking();
     }
 
     /** Stops the queue, so that takers return null from now on; returns what it held, in due order. */
     List<ScheduledTask<?>> stop() {
         lock.acquire();
         try {
-            close();
-            stopped = true;
+            lock.close();
             List<ScheduledTask<?>> drained = new ArrayList<>(order.size());
-            for (ScheduledTask<?> t; (t = claimReady()) != null; ) {
-                drained.add(t); // due before anything else
-            }
-            ready = null; // volatile write
+            waiting.stop(drained); // the batch's tasks: due before anything else
             order.drainTo(drained);
             waiting.wakeAll();
             return drained;
         } finally {
             lock.release();
         }
-    }
-
-    /**
-     * Stops accepting tasks: closes every stripe and moves what was on them into the queue (see
-     * QueueLock.closeStripes for why that is atomic to accepting). Under lock.
-     */
-    private void close() {
-        closed = true; // volatile write
-        lock.closeStripes();
     }
 
     // ---- Figures: without the lock, and exact ones under it ----
@@ -474,8 +290,7 @@ public final class LeaderFollowerDelayQueue {
         lock.acquire();
         try {
             lock.drainPending();
-            ReadyBatch b = ready; // volatile read
-            return !order.isEmpty() || (b != null && b.remaining() > 0);
+            return !order.isEmpty() || waiting.hasBatchTasks();
         } finally {
             lock.release();
         }
@@ -493,8 +308,7 @@ public final class LeaderFollowerDelayQueue {
             lock.drainPending();
             long now = ticker.read();
             order.advance(now);
-            ReadyBatch b = ready; // volatile read
-            if (b != null && b.remaining() > 0) {
+            if (waiting.hasBatchTasks()) {
                 return true; // unclaimed tasks of a batch were due when it was taken
             }
             ScheduledTask<?> first = order.first();

@@ -6,13 +6,14 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * Any thread may try it, stage a task or leave a request; only LeaderFollowerDelayQueue holds it,
- * and the lock is taken and let go here alone. The queue's lock, and the hand-over of tasks to its
- * holder: a producer stages its task on its stripe, and one whose task must not wait but finds the
- * lock held leaves a request and returns; the holder performs it when it lets go ({@link
- * #release}), which also publishes the figures for meters. What the holder does with the tasks
- * and removals it drains (inserting, waking workers) is the queue's, handed in as two callbacks;
- * this class knows nothing of the leader or the followers.
+ * Any thread may try it, stage a task or leave a request; only LeaderFollowerDelayQueue and
+ * WaitingWorkers block on it, and it is taken and let go here alone ({@link #acquire}, {@link
+ * #tryAcquire}, {@link #release}). The queue's lock, and the hand-over of tasks to its holder: a
+ * producer stages its task on its stripe, and one whose task must not wait but finds the lock held
+ * leaves a request and returns; the holder performs it when it lets go ({@link #release}), which
+ * also publishes the figures for meters. What the holder does with the tasks and removals it
+ * drains (inserting, waking workers) is the queue's, handed in as two callbacks; this class knows
+ * nothing of the leader or the followers. Lock order: see the queue's design overview.
  *
  * <p><b>NOTE:</b> it holds its ReentrantLock rather than extending it, so that no inherited
  * {@code lock()} or {@code unlock()} can skip the figures and the requests.
@@ -61,6 +62,9 @@ final class QueueLock {
     private volatile boolean drainRequested;
 
     private volatile boolean removalsRequested;
+
+    /** Whether the queue was shut down or stopped (see close). Written under lock, never cleared. */
+    private volatile boolean closed;
 
     QueueLock(
             HandoffStripes stripes,
@@ -202,13 +206,20 @@ final class QueueLock {
     }
 
     /**
-     * Closes every stripe and moves what was on them into the queue. Under lock. A task whose slot
-     * was claimed before its stripe's CLOSED marker was accepted; a producer that finds the marker
-     * rejects its task: so accepting and shutting down are atomic to each other, lock-free.
+     * Marks the queue closed, closes every stripe and moves what was on them into the queue. Under
+     * lock. A task whose slot was claimed before its stripe's CLOSED marker was accepted; a
+     * producer that finds the marker rejects its task: so accepting and shutting down are atomic to
+     * each other, lock-free.
      */
-    void closeStripes() {
+    void close() {
+        closed = true; // volatile write
         stripes.close(insert);
         drainPending();
+    }
+
+    /** Whether {@link #close} has run: the queue no longer accepts new tasks. A volatile read. */
+    boolean isClosed() {
+        return closed; // volatile read
     }
 
     /** Whether a drain was asked for and not yet done; a volatile read. */
