@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -16,7 +17,7 @@ import org.springframework.dao.DataAccessException;
 /**
  * Run by one thread at a time (the heartbeat's poll thread, or a claim after commit), under the
  * engine's claim lock; its figures are read by any thread. One instance's poll of the tasks table:
- * lease renewal, rescue of expired claims, claims within the lookahead, warnings about foreign
+ * lease renewal (when due), rescue of expired claims, claims within the lookahead, warnings about foreign
  * handlers, and the pending count. Each step is one statement; what the steps claimed goes back to
  * the engine, which queues it. An instance with no handler and no claim sends nothing: it has
  * nothing to renew, rescue or claim, and counting for it alone would only label a meter.
@@ -46,6 +47,14 @@ final class DurableTaskPoll {
     final LongAdder claimed = new LongAdder();
     final LongAdder rescued = new LongAdder();
     final AtomicLong pending = new AtomicLong();
+
+    /** How often a lease is renewed within its length; see {@link #renewIfDue()}. */
+    static final int RENEWALS_PER_LEASE = 4;
+
+    /** When the leases were last renewed, and whether they were yet; only the polling thread touches them. */
+    private long lastRenewalNanos;
+
+    private boolean renewedOnce;
 
     /** When the pending tasks were last counted; only the polling thread touches it. */
     private long lastCountNanos = System.nanoTime() - COUNT_INTERVAL_NANOS;
@@ -88,9 +97,7 @@ final class DurableTaskPoll {
         }
         List<ClaimedTask> taken = new ArrayList<>();
         try {
-            long before = System.nanoTime();
-            store.heartbeat(owner, settings.lease());
-            leases.renewed(before, settings.lease().toNanos());
+            renewIfDue();
             List<ClaimedTask> expired = store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize());
             rescued.add(expired.size());
             taken.addAll(expired);
@@ -111,6 +118,25 @@ final class DurableTaskPoll {
         } catch (DataAccessException e) {
             return new Outcome(taken, e);
         }
+    }
+
+    /**
+     * Renews the leases every {@value #RENEWALS_PER_LEASE}th of the lease, not at every poll, and only
+     * those that end within the lease less that interval: a claim then never has less than half its
+     * lease left, give or take a late poll, and a drain that claims and completes within seconds
+     * writes no renewal of its rows at all. Until a renewal goes through, every poll tries again.
+     */
+    private void renewIfDue() {
+        long before = System.nanoTime();
+        long leaseNanos = settings.lease().toNanos();
+        long every = leaseNanos / RENEWALS_PER_LEASE;
+        if (renewedOnce && before - lastRenewalNanos < every) {
+            return;
+        }
+        store.heartbeat(owner, settings.lease(), Duration.ofNanos(leaseNanos - every));
+        leases.renewed(before, leaseNanos);
+        lastRenewalNanos = before;
+        renewedOnce = true;
     }
 
     /** Claims one task just scheduled on this instance, if it is due within the lookahead. */

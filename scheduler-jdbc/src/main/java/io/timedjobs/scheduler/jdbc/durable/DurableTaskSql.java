@@ -171,10 +171,13 @@ final class DurableTaskSql {
                 + ", claimed_by = NULL, lease_until = NULL WHERE id = ? AND claim_version = ?";
     }
 
-    /** Renews the leases of an owner's claims. Binds: lease millis, owner. */
+    /**
+     * Renews the leases of an owner's claims that end within a bound; those claimed, started or
+     * renewed since are left as they are. Binds: lease millis, owner, bound millis.
+     */
     String heartbeat() {
         return "UPDATE " + table + " SET lease_until = " + nowPlusMillis
-                + " WHERE claimed_by = ? AND state IN ('CLAIMED', 'RUNNING')";
+                + " WHERE claimed_by = ? AND state IN ('CLAIMED', 'RUNNING') AND lease_until < " + nowPlusMillis;
     }
 
     /** Gives back every claim of an owner that has not started. Binds: owner. */

@@ -161,7 +161,16 @@ public final class DurableTaskStore {
 
     /** Renews the lease of every claim {@code owner} holds; returns how many. */
     int heartbeat(String owner, Duration lease) {
-        return update(sql.heartbeat(), lease, owner);
+        return heartbeat(owner, lease, lease);
+    }
+
+    /**
+     * Renews the lease of each claim {@code owner} holds that ends within {@code endingWithin} from
+     * now; returns how many. The others were claimed, started or renewed lately: rewriting them
+     * would only add row versions.
+     */
+    int heartbeat(String owner, Duration lease, Duration endingWithin) {
+        return update(sql.heartbeat(), lease, owner, endingWithin);
     }
 
     /** Gives back every claim of {@code owner} that has not started; returns how many. */

@@ -14,6 +14,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
+import io.timedjobs.scheduler.jdbc.database.StatementLog;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Clock;
@@ -346,6 +347,43 @@ class DurableTaskEngineTest {
                 .containsExactly("rescuer");
         assertThat(rescuer.tasks().find(DurableTaskQuery.all())).isEmpty();
         assertThat(rescuer.rescuedCount()).isEqualTo(1);
+    }
+
+    /**
+     * A run three leases long keeps its claim: the leases are renewed a quarter of the lease apart,
+     * not at every poll (20 polls a lease here), and another instance polling all along never takes
+     * the task over.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldKeepALongRunClaimedWithFewRenewals(TestDatabases.Kind kind) throws Exception {
+        StatementLog log = new StatementLog(kind.newDatabase());
+        ClusterDatabase database = DurableTestSupport.database(log.dataSource());
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        DurableTaskHandler<String> slow = new EffectHandler(new JdbcTemplate(database.dataSource()), "a", () -> {
+            running.countDown();
+            // the work itself: three leases long
+            assertThat(never.await(3_000, TimeUnit.MILLISECONDS)).isFalse();
+        });
+        new JdbcTemplate(database.dataSource())
+                .execute("CREATE TABLE effects (task_id BIGINT NOT NULL, instance VARCHAR(20) NOT NULL)");
+        DurableTaskEngine a = start(database, "a", slow);
+        a.tasks().schedule("mail", "long", Duration.ZERO, null);
+        assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+        RecordingHandler other = new RecordingHandler();
+        DurableTaskEngine b = start(database, "b", other);
+        log.clear();
+
+        await().atMost(WAIT).until(() -> a.completedCount() == 1);
+
+        assertThat(a.fencedCount()).isZero();
+        assertThat(b.rescuedCount()).isZero();
+        assertThat(other.runsOf("long")).isZero();
+        List<String> renewals = log.containing("SET lease_until");
+        assertThat(renewals)
+                .as("lease renewals of two instances over three leases")
+                .hasSizeLessThanOrEqualTo(2 * (3 * DurableTaskPoll.RENEWALS_PER_LEASE + 2));
     }
 
     /**

@@ -177,6 +177,26 @@ abstract class DurableTaskStoreContract {
         assertThat(store.claimExpired("b", LEASE, HANDLERS, 100)).isEmpty();
     }
 
+    /**
+     * A renewal bounded by {@code endingWithin} rewrites only the claims whose lease ends within it:
+     * one claimed just now keeps its row as written.
+     */
+    @Test
+    void shouldRenewOnlyTheClaimsWhoseLeaseEndsSoon() {
+        store.upsert("mail", "ending", null, null, now());
+        store.claimDue("a", LOOKAHEAD, EXPIRED, HANDLERS, 1);
+        store.upsert("mail", "fresh", null, null, now());
+        ClaimedTask fresh = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
+        assertThat(fresh.key()).isEqualTo("fresh");
+
+        assertThat(store.heartbeat("a", LEASE, LEASE.dividedBy(2))).isEqualTo(1);
+
+        assertThat(store.claimExpired("b", LEASE, HANDLERS, 100)).isEmpty();
+        assertThat(store.start(fresh, "a", LEASE))
+                .as("the fresh claim is untouched")
+                .isTrue();
+    }
+
     /** A failed attempt goes back to PENDING after its backoff with its error; the last one FAILS. */
     @Test
     void shouldRetryAFailureAndKeepTheLastOneAsFailed() {
