@@ -147,6 +147,21 @@ public abstract class JdbcDialect {
         return plusMillis(now());
     }
 
+    /**
+     * Returns the database's time as one value for the whole statement, for a condition that bounds
+     * a scan of an index: a time the planner knows to stay fixed can end the scan where it stops
+     * matching, where one that moves as rows are read ({@link #now()} on PostgreSQL) is checked
+     * against every entry read. By default {@link #now()}, which is read once per statement already.
+     */
+    public String statementNow() {
+        return now();
+    }
+
+    /** Returns {@link #statementNow()} plus a number of milliseconds given as one bind parameter. */
+    public final String statementNowPlusMillis() {
+        return plusMillis(statementNow());
+    }
+
     /** Returns the query of the database's current time: one row, one column. */
     public String clockQuery() {
         return "SELECT " + now();

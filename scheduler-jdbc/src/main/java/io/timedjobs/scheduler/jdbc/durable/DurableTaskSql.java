@@ -37,11 +37,21 @@ final class DurableTaskSql {
     private final String now;
     private final String nowPlusMillis;
 
+    /**
+     * The due bound of claims: the database's time fixed for the statement, so that the (state,
+     * due_at) index ends the scan at the first task not due (see {@link JdbcDialect#statementNow()}).
+     */
+    private final String dueBy;
+
+    private final String dueByPlusMillis;
+
     DurableTaskSql(JdbcDialect dialect, TableNames tables) {
         this.dialect = dialect;
         this.table = tables.tasks();
         this.now = dialect.now();
         this.nowPlusMillis = dialect.nowPlusMillis();
+        this.dueBy = dialect.statementNow();
+        this.dueByPlusMillis = dialect.statementNowPlusMillis();
         this.claimSet =
                 "state = 'CLAIMED', claimed_by = ?, claim_version = claim_version + 1, lease_until = " + nowPlusMillis;
     }
@@ -106,7 +116,7 @@ final class DurableTaskSql {
      */
     RowChange claimDue(int handlerCount) {
         return claim(
-                "state = 'PENDING' AND " + dialect.anyOf("handler", handlerCount) + " AND due_at <= " + nowPlusMillis,
+                "state = 'PENDING' AND " + dialect.anyOf("handler", handlerCount) + " AND due_at <= " + dueByPlusMillis,
                 " ORDER BY due_at");
     }
 
@@ -115,7 +125,7 @@ final class DurableTaskSql {
      * condition: id, lookahead millis; then the limit.
      */
     RowChange claimOne() {
-        return claim("state = 'PENDING' AND id = ? AND due_at <= " + nowPlusMillis, "");
+        return claim("state = 'PENDING' AND id = ? AND due_at <= " + dueByPlusMillis, "");
     }
 
     /**
@@ -205,8 +215,8 @@ final class DurableTaskSql {
 
     /** Handlers of due PENDING tasks that are not in the given set. Binds: handlers. */
     String foreignHandlersDue(int handlerCount) {
-        return "SELECT DISTINCT handler FROM " + table + " WHERE state = 'PENDING' AND due_at <= " + now + " AND NOT ("
-                + dialect.anyOf("handler", handlerCount) + ")";
+        return "SELECT DISTINCT handler FROM " + table + " WHERE state = 'PENDING' AND due_at <= " + dueBy
+                + " AND NOT (" + dialect.anyOf("handler", handlerCount) + ")";
     }
 
     /** The number of tasks not yet done (PENDING, CLAIMED or RUNNING). Binds: none. */

@@ -30,10 +30,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * dashboard. The history of runs: one record per clustered run and per durable execution (see
  * {@link RunRecord}), found by {@link #find(RunHistoryQuery)} and pruned by age and by count.
  *
- * <p>A record costs no commit of its own: it is written in the transaction that records the run's
- * end ({@link #complete}: the run lease's release, or the durable task's completion or failure,
- * then the insert, one commit), or inside a handler's completion transaction ({@link
- * #recordJoined}). A completion the database refuses (the run is no longer this instance's) writes
+ * <p>A record costs no commit of its own: it is written with the statement that records the run's
+ * end, in one statement where the dialect allows ({@link #completeFenced}: PostgreSQL's
+ * data-modifying {@code WITH}), else in one transaction ({@link #complete}: the run lease's
+ * release, or the durable task's completion or failure, then the insert, one commit), or inside a
+ * handler's completion transaction ({@link #recordJoined}). A completion the database refuses (the run is no longer this instance's) writes
  * no durable record; a clustered run is recorded even then, since it did run here. A record that
  * cannot be written (a table changed by hand, say) is logged and the run's end written alone: the
  * history never holds a lease or a task back.
