@@ -39,7 +39,7 @@ final class PostgresDialect extends JdbcDialect {
 
     @Override
     public String now() {
-        return "statement_timestamp()";
+        return "clock_timestamp()";
     }
 
     @Override
