@@ -147,8 +147,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
                     JobStore.JobRow row = context.store().read(name);
                     registered = row != null && settle(row);
                 } else {
-                    registered =
-                            settle(context.store().register(name, definition(), proposedAnchor(), proposedNextFire()));
+                    registered = settle(context.store()
+                            .definitions()
+                            .register(name, definition(), proposedAnchor(), proposedNextFire()));
                 }
                 context.outages().succeeded();
             } catch (DataAccessException ex) {
@@ -218,9 +219,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             }
             String current = row.definitionKey();
             if (current == null && mine.matchesVersion1Row(row.kind(), row.schedule(), row.timeZone())) {
-                store.adopt(name, mine);
+                store.definitions().adopt(name, mine);
             } else if (mayTakeOver(row)) {
-                if (store.takeOver(name, mine, proposedAnchor(), proposedNextFire(), current)) {
+                if (store.definitions().takeOver(name, mine, proposedAnchor(), proposedNextFire(), current)) {
                     logger.info("Clustered job " + name + " now fires by " + mine.text() + ", this instance's"
                             + " definition (it was " + describe(row)
                             + "); instances carrying the old one stop firing it");
@@ -248,11 +249,12 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         if (current == null) {
             return true;
         }
-        JobStore.RecordedDefinition mine = context.store().definition(name, key());
+        JobDefinitionStore.RecordedDefinition mine =
+                context.store().definitions().definition(name, key());
         if (mine == null || mine.firstSeenAt().isAfter(row.definedAt())) {
             return true;
         }
-        return context.store().liveCarriers(name, current) == 0;
+        return context.store().definitions().liveCarriers(name, current) == 0;
     }
 
     /** Stands by while another definition fires, saying so once. */
@@ -272,8 +274,8 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     private String describe(JobStore.JobRow row) {
         String current = row.definitionKey();
-        JobStore.RecordedDefinition recorded =
-                current == null ? null : context.store().definition(name, current);
+        JobDefinitionStore.RecordedDefinition recorded =
+                current == null ? null : context.store().definitions().definition(name, current);
         if (recorded != null) {
             return recorded.text();
         }
@@ -398,7 +400,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         if (!fenced) {
             return;
         }
-        if (context.store().liftFence(name)) {
+        if (context.store().definitions().liftFence(name)) {
             fenced = false;
             logger.info("Clustered job " + name + ": no instance of schema version 1 is left, so its pause flag is"
                     + " the job's pause again");
