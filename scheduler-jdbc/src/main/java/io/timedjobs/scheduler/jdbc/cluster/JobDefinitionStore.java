@@ -10,7 +10,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Thread-safe (stateless): the statements of a job's definitions for one instance, reached through
- * {@link JobStore#definitions()} by the clustered jobs as they settle which definition fires (see {@link ClusteredJob}).
+ * {@link JobStore#definitions()} by {@link DefinitionRollout}, which settles which definition fires.
  * They write the job's row under a definition, record which definitions each instance carries, and
  * switch the row from one definition to another by compare-and-set; the fires themselves, which the
  * database records only under the row's definition, stay with {@link JobStore}. Throws Spring's
@@ -41,7 +41,7 @@ final class JobDefinitionStore {
      * Writes the job's row under this instance's definition unless it exists, records the definition
      * and that this instance carries it, fills in the anchor (fixed rate) or next fire (fixed delay)
      * if a row of this definition lacks it, and returns the row as the database holds it now, which
-     * may hold another definition (see {@link ClusteredJob}).
+     * may hold another definition (see {@link DefinitionRollout}).
      */
     JobStore.JobRow register(
             String job, JobDefinition definition, @Nullable Instant anchorAt, @Nullable Instant nextFireAt) {
