@@ -37,15 +37,6 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     private static final Log logger = LogFactory.getLog(ClusteredJob.class);
 
-    /** Nominal fire of the clustered run under way on this thread; see {@link #currentFire()}. */
-    private static final ThreadLocal<Instant> CURRENT_FIRE = new ThreadLocal<>();
-
-    /** Name of the clustered job running on this thread; see {@link #currentJob()}. */
-    private static final ThreadLocal<String> CURRENT_JOB = new ThreadLocal<>();
-
-    /** Whether the clustered run under way on this thread catches up a missed fire. */
-    private static final ThreadLocal<Boolean> CATCHING_UP = new ThreadLocal<>();
-
     /** Everything the jobs of one instance share. */
     public record Context(
             JobStore store,
@@ -325,38 +316,14 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
                 + " late end was refused: it does not move the job's schedule");
     }
 
-    /** Returns the nominal fire (database time) of the clustered run under way on this thread, or null. */
-    public static @Nullable Instant currentFire() {
-        return CURRENT_FIRE.get();
-    }
-
-    /** Returns the name of the clustered job running on this thread, or null. */
-    public static @Nullable String currentJob() {
-        return CURRENT_JOB.get();
-    }
-
-    /** Returns whether the clustered run under way on this thread catches up a missed fire. */
-    public static boolean currentFireIsMissed() {
-        return Boolean.TRUE.equals(CATCHING_UP.get());
-    }
-
-    /** Runs the task on this thread, with {@link #currentFire()} telling it which fire it runs. */
+    /** Runs the task on this thread, with {@link ClusteredJobs#currentFire()} telling it which fire it runs. */
     protected final void runTask(Instant fire) {
         runTask(fire, false);
     }
 
     /** As {@link #runTask(Instant)}, saying whether the fire is a missed one. */
     final void runTask(Instant fire, boolean missed) {
-        CURRENT_FIRE.set(fire);
-        CURRENT_JOB.set(name);
-        CATCHING_UP.set(missed);
-        try {
-            task.run();
-        } finally {
-            CURRENT_FIRE.remove();
-            CURRENT_JOB.remove();
-            CATCHING_UP.remove();
-        }
+        CurrentClusteredRun.run(name, fire, missed, task);
     }
 
     /** Sets what the job does with missed fires (see {@link CatchUpRun#of}); once, before it is scheduled. */
