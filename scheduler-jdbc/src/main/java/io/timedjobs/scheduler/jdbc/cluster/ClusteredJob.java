@@ -29,27 +29,13 @@ import org.springframework.scheduling.TriggerContext;
  * written yet, or a fixed-delay job runs elsewhere), the trigger returns a wake-up one poll
  * interval ahead and the run does nothing.
  *
- * <p>Definitions that change from one deploy to the next. The job's row names the one definition
- * (kind, schedule, zone, initial delay: {@link JobDefinition}) that fires, and the database records
- * a fire only under it, so at every moment one definition fires across the cluster. At start-up an
- * instance whose definition differs from the row's takes the job over when its definition is one
- * the job never had before the current one (a new deploy: it switches when the first instance
- * carrying it starts). A definition the job had before (an old instance restarting during a
- * rollout, or a roll-back) takes over only once no live instance carries the current one. An
- * instance that does not take over stands by, says so once, and looks again every poll interval.
+ * <p>Definitions that change from one deploy to the next: the job's row names the one definition
+ * that fires across the cluster; which one, and whether this instance takes the job over or stands
+ * by, is its {@link DefinitionRollout}'s to decide.
  */
 abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJob {
 
     private static final Log logger = LogFactory.getLog(ClusteredJob.class);
-
-    /** Nominal fire of the clustered run under way on this thread; see {@link #currentFire()}. */
-    private static final ThreadLocal<Instant> CURRENT_FIRE = new ThreadLocal<>();
-
-    /** Name of the clustered job running on this thread; see {@link #currentJob()}. */
-    private static final ThreadLocal<String> CURRENT_JOB = new ThreadLocal<>();
-
-    /** Whether the clustered run under way on this thread catches up a missed fire. */
-    private static final ThreadLocal<Boolean> CATCHING_UP = new ThreadLocal<>();
 
     /** Everything the jobs of one instance share. */
     public record Context(
@@ -74,20 +60,14 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     /** Whether the job's row is written and read. */
     private volatile boolean registered;
 
-    /** Why this instance stands by (another definition of the job fires), or null while it fires it. */
-    private volatile @Nullable String standby;
-
-    /** The key of the definition this instance stands by for; see {@link #standby}. */
-    private volatile @Nullable String standbyFor;
+    /** Which definition of the job fires, and whether this instance stands by; see the class comment. */
+    private final DefinitionRollout rollout;
 
     /** The catch-up of missed fires, or null for none (the default: they are skipped). */
     private volatile @Nullable CatchUpRun catchUp;
 
     /** Whether the pending fire is a missed one that the catch-up tries. */
     private volatile boolean pendingMissed;
-
-    /** Whether the row was last seen fencing off instances of schema version 1; see JobSql#takeOver. */
-    private volatile boolean fenced;
 
     /** This instance's definition of the job, and its key; set by the subclass's constructor. */
     private @Nullable JobDefinition definition;
@@ -98,6 +78,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         this.name = name;
         this.task = task;
         this.context = context;
+        this.rollout = new DefinitionRollout(this);
     }
 
     /** Sets this instance's definition of the job; called once by each subclass's constructor. */
@@ -138,23 +119,24 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     @Override
     public final @Nullable Instant nextExecution(TriggerContext triggerContext) {
-        if ((!registered || standby != null) && context.outages().inOutage()) {
+        if ((!registered || rollout.standsBy()) && context.outages().inOutage()) {
             return wakeUp(); // the heartbeat's poll tells when the database is back
         }
-        if (!registered || standby != null) {
+        if (!registered || rollout.standsBy()) {
             try {
                 if (registered) {
                     JobStore.JobRow row = context.store().read(name);
-                    registered = row != null && settle(row);
+                    registered = row != null && rollout.settle(row);
                 } else {
-                    registered =
-                            settle(context.store().register(name, definition(), proposedAnchor(), proposedNextFire()));
+                    registered = rollout.settle(context.store()
+                            .definitions()
+                            .register(name, definition(), proposedAnchor(), proposedNextFire()));
                 }
                 context.outages().succeeded();
             } catch (DataAccessException ex) {
                 context.outages().failed("registration of job " + name, ex);
             }
-            if (!registered || standby != null) {
+            if (!registered || rollout.standsBy()) {
                 return wakeUp();
             }
         }
@@ -199,85 +181,10 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         runFire(fire);
     }
 
-    /**
-     * Decides from the job's row whether this instance fires the job, taking it over or standing by
-     * as the class comment says; returns false to look again a poll interval later.
-     */
-    private boolean settle(JobStore.JobRow read) {
-        JobStore store = context.store();
-        JobDefinition mine = definition();
-        JobStore.JobRow row = read;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            fenced = row.fenced();
-            if (key().equals(row.definitionKey())) {
-                if (standby != null) {
-                    logger.info("Clustered job " + name + " fires on this instance again, by " + mine.text());
-                }
-                standby = null;
-                return accept(row);
-            }
-            String current = row.definitionKey();
-            if (current == null && mine.matchesVersion1Row(row.kind(), row.schedule(), row.timeZone())) {
-                store.adopt(name, mine);
-            } else if (mayTakeOver(row)) {
-                if (store.takeOver(name, mine, proposedAnchor(), proposedNextFire(), current)) {
-                    logger.info("Clustered job " + name + " now fires by " + mine.text() + ", this instance's"
-                            + " definition (it was " + describe(row)
-                            + "); instances carrying the old one stop firing it");
-                }
-            } else {
-                standBy(row);
-                return true;
-            }
-            JobStore.JobRow again = store.read(name);
-            if (again == null) {
-                return false;
-            }
-            row = again;
-        }
-        return false; // others changed the row meanwhile: settle a poll interval later
-    }
-
-    /**
-     * Whether this instance may make its definition the job's: always when the job never had it
-     * before its current one (a new deploy, or a row of schema version 1 holding another one); else
-     * only when no live instance carries the current one.
-     */
-    private boolean mayTakeOver(JobStore.JobRow row) {
-        String current = row.definitionKey();
-        if (current == null) {
-            return true;
-        }
-        JobStore.RecordedDefinition mine = context.store().definition(name, key());
-        if (mine == null || mine.firstSeenAt().isAfter(row.definedAt())) {
-            return true;
-        }
-        return context.store().liveCarriers(name, current) == 0;
-    }
-
     /** Stands by while another definition fires, saying so once. */
     protected final void standBy(JobStore.JobRow row) {
         pendingFire = null;
-        if (standby != null && java.util.Objects.equals(standbyFor, row.definitionKey())) {
-            return; // said already, for this definition
-        }
-        standbyFor = row.definitionKey();
-        String reason = "the cluster fires it by " + describe(row) + " (since " + row.definedAt()
-                + (row.definedBy() == null ? "" : ", set by instance " + row.definedBy()) + "), not by "
-                + definition().text() + " as this instance's code says; this instance takes it back only when no"
-                + " live instance carries that definition";
-        logger.warn("Clustered job " + name + " does not fire on this instance: " + reason);
-        standby = reason;
-    }
-
-    private String describe(JobStore.JobRow row) {
-        String current = row.definitionKey();
-        JobStore.RecordedDefinition recorded =
-                current == null ? null : context.store().definition(name, current);
-        if (recorded != null) {
-            return recorded.text();
-        }
-        return new JobDefinition(row.kind(), row.schedule(), row.timeZone(), java.time.Duration.ZERO).text();
+        rollout.standBy(row);
     }
 
     /** Returns the anchor to record when this instance defines the job now; null but for fixed rate. */
@@ -395,17 +302,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
      * lift the fence once per fire: it goes once none of them is alive.
      */
     protected final void liftFenceIfDue() {
-        if (!fenced) {
-            return;
-        }
-        if (context.store().liftFence(name)) {
-            fenced = false;
-            logger.info("Clustered job " + name + ": no instance of schema version 1 is left, so its pause flag is"
-                    + " the job's pause again");
-        } else {
-            JobStore.JobRow row = context.store().read(name);
-            fenced = row != null && row.fenced(); // another instance may have lifted it
-        }
+        rollout.liftFenceIfDue();
     }
 
     /**
@@ -419,38 +316,14 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
                 + " late end was refused: it does not move the job's schedule");
     }
 
-    /** Returns the nominal fire (database time) of the clustered run under way on this thread, or null. */
-    public static @Nullable Instant currentFire() {
-        return CURRENT_FIRE.get();
-    }
-
-    /** Returns the name of the clustered job running on this thread, or null. */
-    public static @Nullable String currentJob() {
-        return CURRENT_JOB.get();
-    }
-
-    /** Returns whether the clustered run under way on this thread catches up a missed fire. */
-    public static boolean currentFireIsMissed() {
-        return Boolean.TRUE.equals(CATCHING_UP.get());
-    }
-
-    /** Runs the task on this thread, with {@link #currentFire()} telling it which fire it runs. */
+    /** Runs the task on this thread, with {@link ClusteredJobs#currentFire()} telling it which fire it runs. */
     protected final void runTask(Instant fire) {
         runTask(fire, false);
     }
 
     /** As {@link #runTask(Instant)}, saying whether the fire is a missed one. */
     final void runTask(Instant fire, boolean missed) {
-        CURRENT_FIRE.set(fire);
-        CURRENT_JOB.set(name);
-        CATCHING_UP.set(missed);
-        try {
-            task.run();
-        } finally {
-            CURRENT_FIRE.remove();
-            CURRENT_JOB.remove();
-            CATCHING_UP.remove();
-        }
+        CurrentClusteredRun.run(name, fire, missed, task);
     }
 
     /** Sets what the job does with missed fires (see {@link CatchUpRun#of}); once, before it is scheduled. */
@@ -478,7 +351,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
      * comment); null while this instance fires it, or may.
      */
     public @Nullable String refusedReason() {
-        return standby;
+        return rollout.refusedReason();
     }
 
     /** Returns the qualifier of the scheduler the job asked for, so that Spring's router keeps it there. */

@@ -242,7 +242,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
      * instance for the same fire: a key for logs or for idempotent effects.
      */
     public static @Nullable Instant currentFire() {
-        return ClusteredJob.currentFire();
+        return CurrentClusteredRun.fire();
     }
 
     /**
@@ -250,7 +250,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
      * or the name derived from bean and method), or null outside a clustered run.
      */
     public static @Nullable String currentJob() {
-        return ClusteredJob.currentJob();
+        return CurrentClusteredRun.job();
     }
 
     /**
@@ -259,7 +259,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
      * clustered run. {@link #currentFire()} is that missed fire's nominal instant.
      */
     public static boolean currentFireIsMissed() {
-        return ClusteredJob.currentFireIsMissed();
+        return CurrentClusteredRun.missed();
     }
 
     /** Returns the counters of this instance's clustered jobs. */

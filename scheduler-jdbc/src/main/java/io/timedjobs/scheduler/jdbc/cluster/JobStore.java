@@ -56,9 +56,6 @@ public final class JobStore {
             @Nullable String definedBy,
             boolean fenced) {}
 
-    /** A definition of a job as recorded: its words and when an instance first carried it. */
-    record RecordedDefinition(String text, Instant firstSeenAt) {}
-
     /**
      * A job's fire records, as the fires table keeps them (see {@link #pruneFires}).
      *
@@ -76,6 +73,9 @@ public final class JobStore {
 
     /** The statements of catch-up after downtime, beside these. */
     private final CatchUpStore catchUp;
+
+    /** The statements of the job's definitions, beside these. */
+    private final JobDefinitionStore definitions;
 
     /** Jobs whose run lease this instance holds, as far as it knows; see {@link #heldLeases()}. */
     private final Set<String> held = ConcurrentHashMap.newKeySet();
@@ -100,6 +100,7 @@ public final class JobStore {
         this.instance = instance;
         this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
         this.catchUp = new CatchUpStore(database, instance, this);
+        this.definitions = new JobDefinitionStore(database, instance, this);
     }
 
     /** Returns the store of catch-up watermarks, for jobs whose policy catches up. */
@@ -107,117 +108,14 @@ public final class JobStore {
         return catchUp;
     }
 
+    /** Returns the store of the job's definitions: the row's, the recorded ones and their carriers. */
+    JobDefinitionStore definitions() {
+        return definitions;
+    }
+
     /** Returns this instance's name, the owner of the leases it takes. */
     String instanceName() {
         return instance.name();
-    }
-
-    /**
-     * Writes the job's row under this instance's definition unless it exists, records the definition
-     * and that this instance carries it, fills in the anchor (fixed rate) or next fire (fixed delay)
-     * if a row of this definition lacks it, and returns the row as the database holds it now, which
-     * may hold another definition (see {@link ClusteredJob}).
-     */
-    JobRow register(String job, JobDefinition definition, @Nullable Instant anchorAt, @Nullable Instant nextFireAt) {
-        String key = definition.key();
-        dialect.insertIfAbsent(
-                jdbc,
-                sql.register(),
-                job,
-                definition.kind(),
-                definition.schedule(),
-                definition.timeZone(),
-                anchorAt == null ? null : dialect.bind(anchorAt),
-                nextFireAt == null ? null : dialect.bind(nextFireAt),
-                key,
-                instance.name());
-        dialect.insertIfAbsent(jdbc, sql.recordDefinition(), job, key, definition.text());
-        jdbc.update(sql.dropCarrier(), job, instance.name());
-        jdbc.update(sql.carry(), job, instance.name(), key);
-        JobRow row = read(job);
-        if (row != null && key.equals(row.definitionKey())) {
-            if (anchorAt != null && row.anchorAt() == null) {
-                jdbc.update(sql.fillAnchor(), dialect.bind(anchorAt), job);
-                row = read(job);
-            } else if (nextFireAt != null && row.nextFireAt() == null && row.leaseOwner() == null) {
-                jdbc.update(sql.fillNextFire(), dialect.bind(nextFireAt), job);
-                row = read(job);
-            }
-        }
-        if (row == null) {
-            throw new IllegalStateException("Row of job " + job + " vanished right after it was written");
-        }
-        return row;
-    }
-
-    /** Returns a recorded definition of the job, or null if no instance has carried it. */
-    @Nullable
-    RecordedDefinition definition(String job, String key) {
-        return jdbc.query(
-                sql.readDefinition(),
-                rs -> rs.next()
-                        ? new RecordedDefinition(
-                                rs.getString("definition"),
-                                java.util.Objects.requireNonNull(dialect.readInstant(rs, "first_seen_at")))
-                        : null,
-                job,
-                key);
-    }
-
-    /** Returns how many live instances other than this one carry a definition of the job. */
-    int liveCarriers(String job, String key) {
-        Integer count = jdbc.queryForObject(
-                sql.liveCarriers(), Integer.class, job, key, instance.name(), instance.deadAfterMillisParameter());
-        return count == null ? 0 : count;
-    }
-
-    /**
-     * Gives a row of schema version 1 that holds this definition (kind, schedule, zone) its key;
-     * returns whether it did.
-     */
-    boolean adopt(String job, JobDefinition definition) {
-        String zone = definition.timeZone();
-        return jdbc.update(
-                        sql.adopt(),
-                        definition.key(),
-                        instance.name(),
-                        job,
-                        definition.kind(),
-                        definition.schedule(),
-                        zone == null ? "" : zone)
-                == 1;
-    }
-
-    /**
-     * Makes {@code definition} the job's from now, with a new anchor or next fire, if the row still
-     * holds the definition {@code keyRead} (null for none); returns whether it did.
-     */
-    boolean takeOver(
-            String job,
-            JobDefinition definition,
-            @Nullable Instant anchorAt,
-            @Nullable Instant nextFireAt,
-            @Nullable String keyRead) {
-        long deadAfter = instance.deadAfterMillisParameter();
-        return jdbc.update(
-                        sql.takeOver(),
-                        deadAfter,
-                        definition.kind(),
-                        definition.schedule(),
-                        definition.timeZone(),
-                        anchorAt == null ? null : dialect.bind(anchorAt),
-                        nextFireAt == null ? null : dialect.bind(nextFireAt),
-                        definition.key(),
-                        instance.name(),
-                        deadAfter,
-                        job,
-                        keyRead == null ? "" : keyRead)
-                == 1;
-    }
-
-    /** Lifts the fence of a changed definition once no version 1 instance is alive; returns whether it did. */
-    boolean liftFence(String job) {
-        return jdbc.update(sql.liftFence(), job, instance.deadAfterMillisParameter()) == 1;
     }
 
     /** Returns the job's row, or null if there is none. */

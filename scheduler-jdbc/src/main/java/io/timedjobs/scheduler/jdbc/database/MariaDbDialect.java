@@ -21,13 +21,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
-import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcOperations;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.PreparedStatementSetter;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.RowMapperResultSetExtractor;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Immutable, thread-safe; used through {@link JdbcDialect} only. MariaDB 10.6 or later, and MySQL
@@ -47,27 +44,20 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *       subquery: a claim is a {@code SELECT ... FOR UPDATE SKIP LOCKED} of the ids, an {@code UPDATE}
  *       of those ids and a {@code SELECT} of them, in one transaction on one connection (the caller's,
  *       if it has one; else its own, at READ COMMITTED, which locks no gaps). An upsert is {@code
- *       INSERT ... ON DUPLICATE KEY UPDATE} and a read of the row by its key, likewise.
+ *       INSERT ... ON DUPLICATE KEY UPDATE} and a read of the row by its key, likewise. The claim's
+ *       three statements are {@link LockThenUpdate}'s.
  *   <li>A set of values is one parameter per value ({@code IN (?, ?)}); the row limit is {@code LIMIT}.
  *   <li>The schema scripts run under {@code GET_LOCK}, a lock of the session: it is taken and released
  *       on the connection that runs them, and outlives the commits that MariaDB's DDL makes.
  *   <li>A deadlock (error 1213) rolls back the whole transaction: a statement that ran alone (no
  *       transaction of the caller's) is run again, a bounded number of times; one within a
- *       transaction fails, for the transaction's owner to decide.
+ *       transaction fails, for the transaction's owner to decide ({@link DeadlockRetry}).
  * </ul>
  */
 final class MariaDbDialect extends JdbcDialect {
 
     /** Error code of a duplicate key on both servers. */
     private static final int DUPLICATE_KEY = 1062;
-
-    /** Error code of a lost deadlock on both servers, and its SQL state. */
-    private static final int DEADLOCK = 1213;
-
-    private static final String DEADLOCK_STATE = "40001";
-
-    /** Runs of a statement that lost a deadlock, in all. */
-    private static final int DEADLOCK_ATTEMPTS = 3;
 
     /** How long an instance waits for another's schema script, in seconds. */
     private static final int SCHEMA_LOCK_SECONDS = 300;
@@ -79,6 +69,9 @@ final class MariaDbDialect extends JdbcDialect {
     private static final String SCHEMA_LOCK_NAME = "CONCAT('timed_jobs_schema_', SHA1(COALESCE(DATABASE(), '')))";
 
     private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)(?:\\.(\\d+))?");
+
+    /** The claims and the updates whose rows are read back, which take three statements here. */
+    private final LockThenUpdate lockThenUpdate = new LockThenUpdate(this);
 
     @Override
     boolean isProduct(String lowerCaseProductName) {
@@ -206,7 +199,7 @@ final class MariaDbDialect extends JdbcDialect {
             try {
                 return jdbc.update(update, binds);
             } catch (PessimisticLockingFailureException lockFailure) {
-                if (!retriable(lockFailure, attempt)) {
+                if (!DeadlockRetry.retriable(lockFailure, attempt)) {
                     throw lockFailure;
                 }
             }
@@ -221,12 +214,12 @@ final class MariaDbDialect extends JdbcDialect {
             } catch (DuplicateKeyException duplicate) {
                 return 0;
             } catch (DataIntegrityViolationException violation) {
-                if (errorCode(violation) == DUPLICATE_KEY) {
+                if (DeadlockRetry.errorCode(violation) == DUPLICATE_KEY) {
                     return 0;
                 }
                 throw violation;
             } catch (PessimisticLockingFailureException lockFailure) {
-                if (!retriable(lockFailure, attempt)) {
+                if (!DeadlockRetry.retriable(lockFailure, attempt)) {
                     throw lockFailure;
                 }
             }
@@ -241,62 +234,19 @@ final class MariaDbDialect extends JdbcDialect {
             List<?> conditionBinds,
             int limit,
             RowMapper<T> rows) {
-        String lock = "SELECT id FROM " + change.table() + " WHERE " + change.condition() + change.order() + " LIMIT ?"
-                + forUpdateSkipLocked();
-        return lockThenUpdate(jdbc, change, lock, concat(conditionBinds, List.of(limit)), setBinds, rows);
+        return lockThenUpdate.claim(jdbc, change, setBinds, conditionBinds, limit, rows);
     }
 
     @Override
     public <T> List<T> updateReturning(
             JdbcOperations jdbc, RowChange change, List<?> setBinds, List<?> conditionBinds, RowMapper<T> rows) {
-        String lock = "SELECT id FROM " + change.table() + " WHERE " + change.condition() + " FOR UPDATE";
-        return lockThenUpdate(jdbc, change, lock, conditionBinds, setBinds, rows);
+        return lockThenUpdate.updateReturning(jdbc, change, setBinds, conditionBinds, rows);
     }
 
     /** Not used: {@link #claim} and {@link #updateReturning} are this dialect's own. */
     @Override
     String returning(String update, String columns) {
         throw new UnsupportedOperationException("MariaDB and MySQL have no RETURNING on UPDATE");
-    }
-
-    /**
-     * Locks rows by a select of their ids, changes them by id and reads them back, in one transaction:
-     * the locks keep every other writer away from those rows between the three statements.
-     */
-    private <T> List<T> lockThenUpdate(
-            JdbcOperations jdbc,
-            RowChange change,
-            String lock,
-            List<?> lockBinds,
-            List<?> setBinds,
-            RowMapper<T> rows) {
-        return retryingDeadlocks(jdbc, session -> {
-            List<Long> ids = new ArrayList<>();
-            try (PreparedStatement select = session.prepare(lock)) {
-                bind(select, lockBinds);
-                try (ResultSet result = select.executeQuery()) {
-                    while (result.next()) {
-                        ids.add(result.getLong(1));
-                    }
-                }
-            }
-            if (ids.isEmpty()) {
-                return List.of();
-            }
-            String byId = " WHERE id IN (" + String.join(", ", Collections.nCopies(ids.size(), "?")) + ")";
-            try (PreparedStatement update =
-                    session.prepare("UPDATE " + change.table() + " SET " + change.set() + byId)) {
-                bind(update, concat(setBinds, ids));
-                update.executeUpdate();
-            }
-            try (PreparedStatement read =
-                    session.prepare("SELECT " + change.columns() + " FROM " + change.table() + byId + change.order())) {
-                bind(read, ids);
-                try (ResultSet result = read.executeQuery()) {
-                    return new RowMapperResultSetExtractor<>(rows).extractData(result);
-                }
-            }
-        });
     }
 
     /**
@@ -321,7 +271,7 @@ final class MariaDbDialect extends JdbcDialect {
         }
         String read = "SELECT " + upsert.returning() + " FROM " + upsert.table() + " WHERE "
                 + upsert.key().stream().map(key -> key + " = ?").collect(Collectors.joining(" AND "));
-        return retryingDeadlocks(jdbc, session -> {
+        return DeadlockRetry.retryingDeadlocks(jdbc, session -> {
             try (PreparedStatement statement = session.prepare(insert)) {
                 bind(statement, values);
                 statement.executeUpdate();
@@ -333,106 +283,6 @@ final class MariaDbDialect extends JdbcDialect {
                 }
             }
         });
-    }
-
-    /** Work on one connection within one transaction. */
-    @FunctionalInterface
-    private interface InTransaction<T> {
-        T run(Session session) throws SQLException;
-    }
-
-    /**
-     * A connection within a transaction, whose statements wait at most the template's query timeout
-     * (as the template's own statements do) rather than InnoDB's lock wait timeout.
-     */
-    private record Session(Connection connection, int timeoutSeconds) {
-        PreparedStatement prepare(String sql) throws SQLException {
-            PreparedStatement statement = connection.prepareStatement(sql);
-            if (timeoutSeconds > 0) {
-                statement.setQueryTimeout(timeoutSeconds);
-            }
-            return statement;
-        }
-    }
-
-    /**
-     * Runs work on one connection in one transaction: the caller's if the connection is in one (then
-     * it neither commits nor retries), else one of its own, committed, and run again after a lost
-     * deadlock.
-     */
-    private static <T> T retryingDeadlocks(JdbcOperations jdbc, InTransaction<T> work) {
-        int timeout = jdbc instanceof JdbcTemplate template ? template.getQueryTimeout() : -1;
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return jdbc.execute(
-                        (ConnectionCallback<T>) connection -> inTransaction(new Session(connection, timeout), work));
-            } catch (PessimisticLockingFailureException lockFailure) {
-                if (!retriable(lockFailure, attempt)) {
-                    throw lockFailure;
-                }
-            }
-        }
-    }
-
-    /**
-     * Runs work in the connection's transaction if it has one, else in its own at READ COMMITTED: there
-     * a locking read locks the rows it returns and no gaps, so that a claim's update does not wait for
-     * the gap locks of another instance's claim in the same index, nor an insert for either (InnoDB's
-     * default REPEATABLE READ locks gaps). Set for the next transaction only, so nothing needs undoing.
-     */
-    private static <T> T inTransaction(Session session, InTransaction<T> work) throws SQLException {
-        Connection connection = session.connection();
-        if (!connection.getAutoCommit()) {
-            return work.run(session);
-        }
-        connection.setAutoCommit(false);
-        try {
-            try (Statement isolation = connection.createStatement()) {
-                isolation.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
-            }
-            T result = work.run(session);
-            connection.commit();
-            return result;
-        } catch (SQLException | RuntimeException failure) {
-            try {
-                connection.rollback();
-            } catch (SQLException rollback) {
-                failure.addSuppressed(rollback);
-            }
-            throw failure;
-        } finally {
-            connection.setAutoCommit(true);
-        }
-    }
-
-    /**
-     * Whether a statement that failed on a lock runs again: only a lost deadlock (a lock wait timeout
-     * has already waited long enough), only outside a Spring-managed transaction of the caller's (the
-     * deadlock rolled all of it back, and a retry would run the rest alone), a bounded number of times.
-     */
-    static boolean retriable(RuntimeException lockFailure, int attempt) {
-        boolean deadlock = errorCode(lockFailure) == DEADLOCK || DEADLOCK_STATE.equals(sqlState(lockFailure));
-        return deadlock
-                && attempt < DEADLOCK_ATTEMPTS
-                && !TransactionSynchronizationManager.isActualTransactionActive();
-    }
-
-    private static @Nullable String sqlState(RuntimeException failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql) {
-                return sql.getSQLState();
-            }
-        }
-        return null;
-    }
-
-    private static int errorCode(RuntimeException failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql) {
-                return sql.getErrorCode();
-            }
-        }
-        return 0;
     }
 
     @Override

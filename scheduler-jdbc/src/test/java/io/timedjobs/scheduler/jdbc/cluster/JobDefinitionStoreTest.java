@@ -52,17 +52,17 @@ class JobDefinitionStoreTest {
     @EnumSource(TestDatabases.Kind.class)
     void shouldRecordFiresOnlyUnderTheDefinitionTheRowHolds(TestDatabases.Kind kind) {
         Fixture f = fixture(kind);
-        JobStore.JobRow first = f.a().register("job", A, null, null);
+        JobStore.JobRow first = f.a().definitions().register("job", A, null, null);
         assertThat(first.definitionKey()).isEqualTo(A.key());
-        JobStore.JobRow seenByB = f.b().register("job", B, null, null);
+        JobStore.JobRow seenByB = f.b().definitions().register("job", B, null, null);
         assertThat(seenByB.definitionKey()).as("registering does not take over").isEqualTo(A.key());
         Instant fire = now(f);
         assertThat(f.b().recordFire("job", B.key(), fire, HORIZON)).isFalse();
 
-        assertThat(f.b().takeOver("job", B, null, null, "some other key"))
+        assertThat(f.b().definitions().takeOver("job", B, null, null, "some other key"))
                 .as("stale read")
                 .isFalse();
-        assertThat(f.b().takeOver("job", B, null, null, A.key())).isTrue();
+        assertThat(f.b().definitions().takeOver("job", B, null, null, A.key())).isTrue();
         JobStore.JobRow switched = f.a().read("job");
         assertThat(switched.definitionKey()).isEqualTo(B.key());
         assertThat(switched.schedule()).isEqualTo("0 */5 * * * *");
@@ -76,11 +76,15 @@ class JobDefinitionStoreTest {
         assertThat(f.b().recordFire("job", B.key(), fire.plusSeconds(1), HORIZON))
                 .isTrue();
 
-        assertThat(f.a().definition("job", A.key()).text()).isEqualTo(A.text());
-        assertThat(f.a().definition("job", B.key()).firstSeenAt())
-                .isAfterOrEqualTo(f.a().definition("job", A.key()).firstSeenAt());
-        assertThat(f.a().liveCarriers("job", B.key())).as("b carries B").isOne();
-        assertThat(f.b().liveCarriers("job", B.key())).as("others than b").isZero();
+        assertThat(f.a().definitions().definition("job", A.key()).text()).isEqualTo(A.text());
+        assertThat(f.a().definitions().definition("job", B.key()).firstSeenAt())
+                .isAfterOrEqualTo(f.a().definitions().definition("job", A.key()).firstSeenAt());
+        assertThat(f.a().definitions().liveCarriers("job", B.key()))
+                .as("b carries B")
+                .isOne();
+        assertThat(f.b().definitions().liveCarriers("job", B.key()))
+                .as("others than b")
+                .isZero();
 
         assertThat(f.a().setPaused("job", true)).isTrue();
         assertThat(f.b().recordFire("job", B.key(), fire.plusSeconds(2), HORIZON))
@@ -112,9 +116,9 @@ class JobDefinitionStoreTest {
         Instant fire = now(f);
         assertThat(version1RecordsFire(f, fire)).as("before the change").isTrue();
 
-        JobStore.JobRow row = f.b().register("job", B, null, null);
+        JobStore.JobRow row = f.b().definitions().register("job", B, null, null);
         assertThat(row.definitionKey()).isNull();
-        assertThat(f.b().takeOver("job", B, null, null, null)).isTrue();
+        assertThat(f.b().definitions().takeOver("job", B, null, null, null)).isTrue();
         assertThat(f.b().read("job").fenced()).isTrue();
         assertThat(f.b().read("job").paused())
                 .as("the job itself is not paused")
@@ -128,13 +132,13 @@ class JobDefinitionStoreTest {
         assertThat(version1RecordsFire(f, fire.plusSeconds(2)))
                 .as("a resume keeps the fence")
                 .isFalse();
-        assertThat(f.b().liftFence("job")).as("'old' is alive").isFalse();
+        assertThat(f.b().definitions().liftFence("job")).as("'old' is alive").isFalse();
 
         f.jdbc()
                 .update(
                         "UPDATE timed_jobs_instances SET heartbeat_at = ? WHERE instance_name = 'old'",
                         f.database().dialect().bind(now(f).minusSeconds(60)));
-        assertThat(f.b().liftFence("job")).isTrue();
+        assertThat(f.b().definitions().liftFence("job")).isTrue();
         JobStore.JobRow lifted = f.b().read("job");
         assertThat(lifted.fenced()).isFalse();
         assertThat(lifted.paused()).isFalse();
@@ -158,8 +162,8 @@ class JobDefinitionStoreTest {
                                 + ", TRUE)",
                         A.schedule());
 
-        assertThat(f.a().adopt("job", B)).as("another definition").isFalse();
-        assertThat(f.a().adopt("job", A)).isTrue();
+        assertThat(f.a().definitions().adopt("job", B)).as("another definition").isFalse();
+        assertThat(f.a().definitions().adopt("job", A)).isTrue();
         JobStore.JobRow adopted = f.a().read("job");
         assertThat(adopted.definitionKey()).isEqualTo(A.key());
         assertThat(adopted.paused()).as("the pause of version 1 is kept").isTrue();

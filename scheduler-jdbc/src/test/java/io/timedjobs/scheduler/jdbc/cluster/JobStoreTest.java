@@ -48,7 +48,7 @@ class JobStoreTest {
     void shouldRecordEachFireOnceWithinTheHorizon(TestDatabases.Kind kind) {
         Fixture f = fixture(kind);
         Instant fire = now(f).truncatedTo(ChronoUnit.SECONDS);
-        f.a().register("job", CRON, null, null);
+        f.a().definitions().register("job", CRON, null, null);
 
         assertThat(f.a().recordFire("job", CRON.key(), fire, HORIZON)).isTrue();
         assertThat(f.b().recordFire("job", CRON.key(), fire, HORIZON)).isFalse();
@@ -76,7 +76,7 @@ class JobStoreTest {
     @EnumSource(TestDatabases.Kind.class)
     void shouldHandOverTheRunLeaseOnlyWhenFreeExpiredOrDead(TestDatabases.Kind kind) {
         Fixture f = fixture(kind);
-        f.a().register("job", CRON, null, null);
+        f.a().definitions().register("job", CRON, null, null);
 
         assertThat(f.a().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.TAKEN);
         assertThat(f.b().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.BUSY);
@@ -108,7 +108,7 @@ class JobStoreTest {
     @EnumSource(TestDatabases.Kind.class)
     void shouldReportALeaseGivenUpSinceTheLastPoll(TestDatabases.Kind kind) {
         Fixture f = fixture(kind);
-        f.a().register("job", CRON, null, null);
+        f.a().definitions().register("job", CRON, null, null);
         f.a().acquireLease("job", LONG);
         assertThat(f.a().heldSinceLastPoll()).containsExactly("job");
 
@@ -129,7 +129,7 @@ class JobStoreTest {
     void shouldClaimFixedDelayFiresOnceAndRecoverFromADeadHolder(TestDatabases.Kind kind) {
         Fixture f = fixture(kind);
         Instant start = now(f).plusSeconds(30);
-        JobStore.JobRow row = f.a().register("job", DELAY, null, start);
+        JobStore.JobRow row = f.a().definitions().register("job", DELAY, null, start);
         Instant first = row.nextFireAt();
         assertThat(first).isEqualTo(start.truncatedTo(ChronoUnit.MICROS));
 

@@ -36,7 +36,9 @@ class RestartUnderSameNameTest {
         other.register();
         JobStore crashedStore = new JobStore(database, crashed);
         JobStore otherStore = new JobStore(database, other);
-        crashedStore.register("job", new JobDefinition("cron", "* * * * * *", "UTC", Duration.ZERO), null, null);
+        crashedStore
+                .definitions()
+                .register("job", new JobDefinition("cron", "* * * * * *", "UTC", Duration.ZERO), null, null);
         assertThat(crashedStore.acquireLease("job", LONG)).isEqualTo(JobStore.Lease.TAKEN);
 
         ClusterInstance restarted = new ClusterInstance(

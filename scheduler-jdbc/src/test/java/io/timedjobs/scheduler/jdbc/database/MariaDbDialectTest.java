@@ -67,9 +67,9 @@ class MariaDbDialectTest {
                 "lost", new SQLTransactionRollbackException("Deadlock found", "40001", 1213));
         var lockWaitTimeout =
                 new CannotAcquireLockException("timeout", new SQLException("Lock wait timeout", "HY000", 1205));
-        assertThat(MariaDbDialect.retriable(deadlock, 1)).isTrue();
-        assertThat(MariaDbDialect.retriable(deadlock, 3)).as("bounded").isFalse();
-        assertThat(MariaDbDialect.retriable(lockWaitTimeout, 1)).isFalse();
+        assertThat(DeadlockRetry.retriable(deadlock, 1)).isTrue();
+        assertThat(DeadlockRetry.retriable(deadlock, 3)).as("bounded").isFalse();
+        assertThat(DeadlockRetry.retriable(lockWaitTimeout, 1)).isFalse();
     }
 
     /**
