@@ -97,8 +97,8 @@ public class DrainRequestsStress {
 
     @Validate
     public void everyTaskHandedOnOnceAndNoRequestLost() {
-        check(!queue.lock().isLocked(), "the lock is held once the threads are done");
-        check(!queue.lock().drainRequested(), "a drain request is left once the threads are done");
+        check(!queue.isLocked(), "the lock is held once the threads are done");
+        check(!queue.drainRequested(), "a drain request is left once the threads are done");
         int live = 0;
         for (int i = 0; i < MAX_TASKS; i++) {
             int p = tasks[i].queuePosition;

@@ -41,7 +41,7 @@ class DrainRequestsTest {
                         assertThat(stripes.stage(t)).isPositive();
                         model.staged.add(t);
                     } else { // staged with no plan in force: moved into the queue now, or on request
-                        assertThat(queue.lock().stage(t, t.time)).isTrue();
+                        assertThat(queue.stage(t, t.time)).isTrue();
                         model.staged.add(t);
                         if (model.held) {
                             model.drainRequested = true;
@@ -51,14 +51,14 @@ class DrainRequestsTest {
                     }
                 } else if (choice < 6) {
                     if (model.held) {
-                        queue.lock().release();
+                        queue.release();
                         model.release();
                     } else {
-                        queue.lock().acquire();
+                        queue.acquire();
                         model.held = true;
                     }
                 } else if (choice < 8) {
-                    queue.lock().drainNow(false);
+                    queue.drainNow(false);
                     if (model.held) {
                         model.drainRequested = true;
                     } else {
@@ -73,15 +73,15 @@ class DrainRequestsTest {
                     t.complete(ScheduledTask.CANCELLED, null);
                     stripes.pushRemoval(t);
                     model.removals.add(t);
-                    queue.lock().drainNow(true);
+                    queue.drainNow(true);
                     if (model.held) {
                         model.removalsRequested = true;
                     } else {
                         model.drainRemovals();
                     }
                 }
-                assertThat(queue.lock().isLocked()).isEqualTo(model.held);
-                assertThat(queue.lock().drainRequested()).isEqualTo(model.drainRequested);
+                assertThat(queue.isLocked()).isEqualTo(model.held);
+                assertThat(queue.drainRequested()).isEqualTo(model.drainRequested);
                 List<ScheduledTask<?>> inserted = inserted(made);
                 assertThat(inserted).containsExactlyElementsOf(model.inserted);
                 assertThat(order.size()).isEqualTo(model.queued.size());
