@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskStore;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -17,7 +18,7 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code scheduler.cluster.durable.completed} and {@code .failed}: executions by outcome;
  *   <li>{@code scheduler.cluster.durable.fenced}: starts and outcomes refused by their fence;
  *   <li>{@code scheduler.cluster.durable.pending}: tasks not done yet in the whole table, as of the
- *       last poll.
+ *       last count (every 10 s), counted up to {@link DurableTaskStore#COUNT_LIMIT}.
  * </ul>
  */
 final class DurableTaskMetrics implements MeterBinder {
@@ -44,7 +45,8 @@ final class DurableTaskMetrics implements MeterBinder {
                 "Durable task starts and outcomes refused by their fence",
                 DurableTaskEngine::fencedCount);
         Gauge.builder(PREFIX + "pending", engine, DurableTaskEngine::pendingCount)
-                .description("Durable tasks not done yet in the database")
+                .description(
+                        "Durable tasks not done yet in the database, counted up to " + DurableTaskStore.COUNT_LIMIT)
                 .tag("scheduler", name)
                 .register(registry);
     }

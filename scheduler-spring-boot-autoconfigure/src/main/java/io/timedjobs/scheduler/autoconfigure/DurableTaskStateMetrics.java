@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.timedjobs.scheduler.dashboard.ClusterReport;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskState;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskStore;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
@@ -37,7 +38,8 @@ final class DurableTaskStateMetrics implements MeterBinder {
     public void bindTo(MeterRegistry registry) {
         for (DurableTaskState state : DurableTaskState.values()) {
             Gauge.builder(NAME, this, metrics -> metrics.count(state.name()))
-                    .description("Durable tasks in the database by state, as of the last second")
+                    .description("Durable tasks in the database by state, each counted up to "
+                            + DurableTaskStore.COUNT_LIMIT + ", as of the last second")
                     .baseUnit("tasks")
                     .tag("state", state.name())
                     // the registry keeps the binder alive: nothing else may hold it

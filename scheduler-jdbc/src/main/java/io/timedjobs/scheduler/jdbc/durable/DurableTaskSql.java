@@ -219,14 +219,38 @@ final class DurableTaskSql {
                 + " AND NOT (" + dialect.anyOf("handler", handlerCount) + ")";
     }
 
-    /** The number of tasks not yet done (PENDING, CLAIMED or RUNNING). Binds: none. */
+    /**
+     * The number of tasks not yet done (PENDING, CLAIMED or RUNNING), counted up to a bound, so that
+     * its cost does not grow with the backlog: read from the (state, due_at) index. Binds: the bound.
+     */
     String countWaiting() {
-        return "SELECT COUNT(*) FROM " + table + " WHERE state <> 'FAILED'";
+        return "SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
+                + " WHERE state IN ('PENDING', 'CLAIMED', 'RUNNING')" + dialect.fetchFirst() + ") waiting";
     }
 
-    /** The number of tasks in each state that has any, as columns state and n. Binds: none. */
+    /**
+     * The number of tasks in each state, as columns state and n, each counted up to a bound as in
+     * {@link #countWaiting()}. Binds: the bound, once per state, in the order of {@link
+     * DurableTaskState}.
+     */
     String countByState() {
-        return "SELECT state, COUNT(*) AS n FROM " + table + " GROUP BY state";
+        StringBuilder text = new StringBuilder();
+        for (DurableTaskState state : DurableTaskState.values()) {
+            if (text.length() > 0) {
+                text.append(" UNION ALL ");
+            }
+            text.append("SELECT '")
+                    .append(state.name())
+                    .append("' AS state, COUNT(*) AS n FROM (SELECT 1 AS one FROM ")
+                    .append(table)
+                    .append(" WHERE state = '")
+                    .append(state.name())
+                    .append("'")
+                    .append(dialect.fetchFirst())
+                    .append(") counted_")
+                    .append(state.ordinal());
+        }
+        return text.toString();
     }
 
     /**

@@ -159,6 +159,12 @@ public final class DurableTaskStore {
         return update(sql.fail(), state, truncate(error), delay, task.id(), task.version()) == 1;
     }
 
+    /**
+     * Counts stop here: a gauge at this value means at least this many. Counting further would read
+     * that many more index entries each time, every 10 s on each instance with a handler.
+     */
+    public static final long COUNT_LIMIT = 100_000;
+
     /** Renews the lease of every claim {@code owner} holds; returns how many. */
     int heartbeat(String owner, Duration lease) {
         return heartbeat(owner, lease, lease);
@@ -197,21 +203,40 @@ public final class DurableTaskStore {
                 (rs, row) -> rs.getString(1));
     }
 
-    /** Tasks not done yet: PENDING, CLAIMED or RUNNING. */
+    /**
+     * Tasks not done yet (PENDING, CLAIMED or RUNNING), counted up to {@value #COUNT_LIMIT}: a count of
+     * millions would read millions of index entries at every count, past the database timeout.
+     */
     long countWaiting() {
-        Long count = jdbc.queryForObject(sql.countWaiting(), Long.class);
+        return countWaiting(COUNT_LIMIT);
+    }
+
+    long countWaiting(long limit) {
+        Long count = jdbc.queryForObject(sql.countWaiting(), Long.class, limit);
         return count == null ? 0 : count;
     }
 
-    /** Returns the number of tasks in every state, zero included, in the order of {@link DurableTaskState}. */
+    /**
+     * Returns the number of tasks in every state, zero included, in the order of {@link
+     * DurableTaskState}, each counted up to {@value #COUNT_LIMIT}.
+     */
     public Map<String, Long> countsByState() {
+        return countsByState(COUNT_LIMIT);
+    }
+
+    Map<String, Long> countsByState(long limit) {
         Map<String, Long> counts = new LinkedHashMap<>();
         for (DurableTaskState state : DurableTaskState.values()) {
             counts.put(state.name(), 0L);
         }
-        jdbc.query(sql.countByState(), rs -> {
-            counts.put(rs.getString("state"), rs.getLong("n"));
-        });
+        Object[] limits = new Object[DurableTaskState.values().length];
+        Arrays.fill(limits, limit);
+        jdbc.query(
+                sql.countByState(),
+                rs -> {
+                    counts.put(rs.getString("state"), rs.getLong("n"));
+                },
+                limits);
         return counts;
     }
 

@@ -197,6 +197,28 @@ abstract class DurableTaskStoreContract {
                 .isTrue();
     }
 
+    /** Counts stop at their limit, so that their cost does not grow with the backlog. */
+    @Test
+    void shouldCountUpToALimit() {
+        for (int i = 0; i < 3; i++) {
+            store.upsert("mail", "k" + i, null, null, now());
+        }
+        store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1);
+
+        assertThat(store.countWaiting()).isEqualTo(3);
+        assertThat(store.countWaiting(2)).isEqualTo(2);
+        assertThat(store.countsByState())
+                .containsExactly(
+                        org.assertj.core.api.Assertions.entry("PENDING", 2L),
+                        org.assertj.core.api.Assertions.entry("CLAIMED", 1L),
+                        org.assertj.core.api.Assertions.entry("RUNNING", 0L),
+                        org.assertj.core.api.Assertions.entry("FAILED", 0L));
+        assertThat(store.countsByState(1))
+                .containsEntry("PENDING", 1L)
+                .containsEntry("CLAIMED", 1L)
+                .containsEntry("FAILED", 0L);
+    }
+
     /** A failed attempt goes back to PENDING after its backoff with its error; the last one FAILS. */
     @Test
     void shouldRetryAFailureAndKeepTheLastOneAsFailed() {
