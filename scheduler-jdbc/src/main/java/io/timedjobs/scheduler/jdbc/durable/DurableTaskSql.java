@@ -221,7 +221,7 @@ final class DurableTaskSql {
 
     /**
      * The number of tasks not yet done (PENDING, CLAIMED or RUNNING), counted up to a bound, so that
-     * its cost does not grow with the backlog: read from the (state, due_at) index. Binds: the bound.
+     * its cost does not grow with the backlog. Binds: the bound.
      */
     String countWaiting() {
         return "SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
