@@ -34,6 +34,8 @@ public final class IdleLoad {
 
     static {
         PEERS.put("timed-jobs", IdleTimedJobs::new);
+        PEERS.put("timed-jobs+handler", () -> new IdleTimedJobs(true, true));
+        PEERS.put("timed-jobs+handler-nolisten", () -> new IdleTimedJobs(true, false));
         PEERS.put("db-scheduler", IdleDbScheduler::new);
         PEERS.put("shedlock", IdleShedLock::new);
     }

@@ -1,6 +1,8 @@
 package io.timedjobs.benchmarks.cluster;
 
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.durable.DurableTask;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskHandler;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -17,15 +19,28 @@ import org.springframework.scheduling.annotation.Scheduled;
  * Ours as an application gets it: a Spring Boot context with the starter's auto-configuration and
  * its defaults, the counting data source as the application's, and {@code jobs} beans each with a
  * {@code @Scheduled} cron method firing at 03:00 every day (clustered, as every job of the default
- * scheduler is). No durable task handler.
+ * scheduler is). Without or with one durable task handler (no task due), and with the handler's
+ * instance listening for tasks scheduled elsewhere (the default on PostgreSQL) or polling at every
+ * interval ({@code timed-jobs.durable.listen=false}).
  */
 final class IdleTimedJobs implements IdlePeer {
 
+    private final boolean handler;
+    private final boolean listen;
     private @Nullable ConfigurableApplicationContext context;
+
+    IdleTimedJobs() {
+        this(false, true);
+    }
+
+    IdleTimedJobs(boolean handler, boolean listen) {
+        this.handler = handler;
+        this.listen = listen;
+    }
 
     @Override
     public String name() {
-        return "timed-jobs";
+        return handler ? (listen ? "timed-jobs+handler" : "timed-jobs+handler-nolisten") : "timed-jobs";
     }
 
     @Override
@@ -47,9 +62,13 @@ final class IdleTimedJobs implements IdlePeer {
                 .properties(Map.of(
                         "timed-jobs.cluster.instance-name", "idle-bench",
                         "timed-jobs.jdbc.initialize-schema", "always",
+                        "timed-jobs.durable.listen", String.valueOf(listen),
                         "spring.main.banner-mode", "off"))
                 .initializers(app -> {
                     app.getBeanFactory().registerSingleton("benchDataSource", dataSource);
+                    if (handler) {
+                        app.getBeanFactory().registerSingleton("note", new NoteHandler());
+                    }
                     for (int i = 0; i < jobs; i++) {
                         app.getBeanFactory().registerSingleton("dailyJob" + i, new DailyJob());
                     }
@@ -70,6 +89,17 @@ final class IdleTimedJobs implements IdlePeer {
     @EnableAutoConfiguration
     @EnableScheduling
     static class App {}
+
+    /** A durable task handler with no task to run. */
+    static final class NoteHandler implements DurableTaskHandler<String> {
+        @Override
+        public Class<String> payloadType() {
+            return String.class;
+        }
+
+        @Override
+        public void handle(DurableTask<String> task) {}
+    }
 
     /** A clustered job that never fires in a window: 03:00 every day. */
     static final class DailyJob {

@@ -160,6 +160,12 @@ public final class PendingScale {
             s.setInt(3, count - 1);
             s.executeUpdate();
         }
+        // Written by SQL, the tasks are announced as the engine's own scheduling would: instances that
+        // sleep while nothing is due wake for a poll.
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("SELECT pg_notify('timed_jobs_tasks', 'poll')");
+        }
     }
 
     /** {mean ms, calls, total ms} of the batch claim of due tasks since the last reset. */

@@ -29,6 +29,14 @@ public class DurableProperties {
     /** Worker threads that run durable task handlers. Defaults to processors, at least 2. */
     private @Nullable Integer poolSize;
 
+    /**
+     * Whether to hear of tasks other instances schedule through PostgreSQL's LISTEN/NOTIFY, on one
+     * connection held per instance with a handler: an instance with nothing due soon then polls only
+     * every half lease and still starts such tasks on time. Ignored on other databases, which poll at
+     * every poll interval.
+     */
+    private boolean listen = true;
+
     public int getMaxAttempts() {
         return maxAttempts;
     }
@@ -59,6 +67,14 @@ public class DurableProperties {
 
     public void setBatchSize(int batchSize) {
         this.batchSize = atLeastOne(batchSize, "batch-size");
+    }
+
+    public boolean isListen() {
+        return listen;
+    }
+
+    public void setListen(boolean listen) {
+        this.listen = listen;
     }
 
     public @Nullable Integer getPoolSize() {

@@ -86,6 +86,7 @@ public class DurableTaskAutoConfiguration {
                 .scheduleObserver(scheduleObserver.getIfAvailable(DurableScheduleObserver::none))
                 .transactionManager(transactions)
                 .settings(settings(properties))
+                .listen(properties.getDurable().isListen())
                 .history(history.getIfAvailable(() -> RunHistory.disabled(database)))
                 .build();
     }

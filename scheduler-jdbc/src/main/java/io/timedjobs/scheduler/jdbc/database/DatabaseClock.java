@@ -294,6 +294,11 @@ public final class DatabaseClock {
         };
     }
 
+    /** Returns the ticker that times this clock's measurements, and the pace of those that read it. */
+    public Ticker ticker() {
+        return ticker;
+    }
+
     /** Returns the local clock this one is measured against. */
     public Clock localClock() {
         return localClock;

@@ -198,6 +198,15 @@ public abstract class JdbcDialect {
         return null;
     }
 
+    /**
+     * Returns a query that announces a payload (second bind) on a channel (first bind) to the
+     * instances that listen, delivered when the transaction commits and not before, or null where the
+     * database cannot (the default): there, instances find new tasks by polling only.
+     */
+    public @Nullable String notifySql() {
+        return null;
+    }
+
     /** Returns the database's current time, read with {@link #clockQuery()}. */
     public final Instant currentTime(JdbcOperations jdbc) {
         Instant value = jdbc.queryForObject(clockQuery(), (rs, row) -> readInstant(rs, 1));

@@ -74,6 +74,12 @@ final class PostgresDialect extends JdbcDialect {
                 + ") SELECT COUNT(*) FROM changed";
     }
 
+    /** {@code NOTIFY} as a function, so that the channel and payload are bound as values. */
+    @Override
+    public String notifySql() {
+        return "SELECT pg_notify(?, ?)";
+    }
+
     @Override
     public boolean foldsInsertWithRead() {
         return true;

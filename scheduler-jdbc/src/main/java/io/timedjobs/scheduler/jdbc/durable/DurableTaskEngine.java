@@ -78,7 +78,14 @@ public final class DurableTaskEngine {
 
     private final DurableTasks tasks;
 
+    /** Whether to sleep between polls while nothing can be due here; see IdlePace. */
+    private final IdlePace pace;
+
+    private final TaskAnnouncements announcements;
+
     DurableTaskEngine(
+            ClusterDatabase database,
+            boolean listen,
             DurableTaskStore store,
             DurableTaskStore transactional,
             DurableTaskPoll poll,
@@ -95,8 +102,10 @@ public final class DurableTaskEngine {
         this.store = store;
         this.tasks = new DurableTasks(transactional, handlers, codec, clock, scheduleObserver, new LocalClaims() {
             @Override
-            public void scheduled(long id, Instant due) {
-                claimAfterCommit(id, due);
+            public void scheduled(String handler, long id, Instant due) {
+                if (!claimAfterCommit(handler, id, due)) {
+                    announcements.scheduled(handler, id, due);
+                }
             }
 
             @Override
@@ -113,6 +122,18 @@ public final class DurableTaskEngine {
         this.outages = outages;
         this.poll = poll;
         this.runner = runner;
+        this.pace = new IdlePace(store, poll, settings, databaseClock.ticker());
+        this.announcements = new TaskAnnouncements(
+                database,
+                listen,
+                owner,
+                transactional,
+                store,
+                settings,
+                databaseClock,
+                pace,
+                handlers.keySet(),
+                this::claimHere);
         heartbeat.addPollAction(this::poll);
         heartbeat.addPollAction(runner::polled);
         heartbeat.addHoldings(this::holdings);
@@ -164,6 +185,7 @@ public final class DurableTaskEngine {
                 .threadNamePrefix("timed-jobs-durable-")
                 .executeExistingDelayedTasksAfterShutdown(false)
                 .build();
+        announcements.start();
         if (ownsHeartbeat) {
             heartbeat.start();
         }
@@ -188,12 +210,16 @@ public final class DurableTaskEngine {
             return;
         }
         stopping = true;
+        announcements.stop();
         queued.clear();
         workers.shutdown();
         synchronized (claimLock) {
             try {
                 int released = store.releaseAll(owner);
                 logger.debug("Released " + released + " durable task claims of " + owner);
+                if (released > 0) {
+                    announcements.handedBack(); // instances asleep take them at once
+                }
             } catch (DataAccessException e) {
                 failed(e);
             }
@@ -219,6 +245,7 @@ public final class DurableTaskEngine {
             return;
         }
         stopping = true;
+        announcements.stop();
         workers.shutdownNow();
         queued.clear();
         workers = null;
@@ -244,15 +271,42 @@ public final class DurableTaskEngine {
             return;
         }
         int waiting = queued.size();
-        DurableTaskPoll.Outcome polled =
-                poll.run(waiting, waiting > 0 || !runner.running().isEmpty() || runner.deferredCount() > 0);
+        boolean holds = waiting > 0 || !runner.running().isEmpty() || runner.deferredCount() > 0;
+        try {
+            if (pace.skip(announcements.listening(), holds)) {
+                return;
+            }
+        } catch (DataAccessException e) {
+            failed(e);
+            return;
+        }
+        DurableTaskPoll.Outcome polled = poll.run(waiting, holds);
         polled.claimed().forEach(this::enqueue);
         DataAccessException failure = polled.failure();
-        if (failure == null) {
-            outages.succeeded();
-        } else {
+        if (failure != null) {
             failed(failure);
+            return;
         }
+        outages.succeeded();
+        if (polled.claimed().isEmpty() && !holds && announcements.listening()) {
+            try {
+                pace.trySleep();
+            } catch (DataAccessException e) {
+                failed(e);
+            }
+        }
+    }
+
+    /** Whether the engine sleeps between polls now, for nothing can be due here soon: for tests. */
+    boolean sleeping() {
+        synchronized (claimLock) {
+            return pace.sleeping();
+        }
+    }
+
+    /** Whether tasks scheduled elsewhere are announced to this instance now: for tests. */
+    boolean listening() {
+        return announcements.listening();
     }
 
     private void enqueue(ClaimedTask task) {
@@ -286,13 +340,16 @@ public final class DurableTaskEngine {
 
     /**
      * Claims a task just scheduled here, once its transaction commits, if it is due within the
-     * lookahead and the instance is registered (else its first poll claims it).
+     * lookahead, its handler is here and the instance is registered (else a poll claims it); returns
+     * whether it will.
      */
-    private void claimAfterCommit(long id, Instant due) {
+    private boolean claimAfterCommit(String handler, long id, Instant due) {
         if (workers == null
+                || !poll.handlerNames().contains(handler)
+                || stopping
                 || !heartbeat.registered()
                 || due.isAfter(databaseClock.now().plus(settings.lookahead()))) {
-            return;
+            return false;
         }
         Runnable claim = () -> claimHere(id);
         if (TransactionSynchronizationManager.isSynchronizationActive()) {
@@ -305,6 +362,7 @@ public final class DurableTaskEngine {
         } else {
             handOff(claim);
         }
+        return true;
     }
 
     private void handOff(Runnable claim) {

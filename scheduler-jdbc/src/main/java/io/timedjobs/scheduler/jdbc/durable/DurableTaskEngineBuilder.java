@@ -38,6 +38,7 @@ public final class DurableTaskEngineBuilder {
     private @Nullable DatabaseClock databaseClock;
     private String instanceName = ClusterInstance.defaultName();
     private @Nullable RunHistory history;
+    private boolean listen = true;
 
     DurableTaskEngineBuilder(ClusterDatabase database) {
         this.database = Objects.requireNonNull(database, "database");
@@ -112,6 +113,17 @@ public final class DurableTaskEngineBuilder {
         return this;
     }
 
+    /**
+     * Whether to listen for tasks that other instances schedule (PostgreSQL's {@code LISTEN}, on one
+     * connection held while the engine runs), so that an instance with nothing due soon polls only
+     * every half lease and still starts such tasks on time; true by default. Where the database
+     * cannot notify, or when false, it polls at every poll interval.
+     */
+    public DurableTaskEngineBuilder listen(boolean listen) {
+        this.listen = listen;
+        return this;
+    }
+
     /** This instance's name when the engine makes its own heartbeat; unique by default. */
     public DurableTaskEngineBuilder instanceName(String instanceName) {
         this.instanceName = Objects.requireNonNull(instanceName, "instanceName");
@@ -167,6 +179,8 @@ public final class DurableTaskEngineBuilder {
                 outages,
                 runs);
         return new DurableTaskEngine(
+                database,
+                listen,
                 store,
                 transactional,
                 poll,

@@ -109,11 +109,7 @@ final class DurableTaskPoll {
             } while (due.size() == settings.batchSize()
                     && queued + taken.size() < MAX_QUEUED_BATCHES * settings.batchSize());
             warnAboutForeignHandlers();
-            long now = System.nanoTime();
-            if (now - lastCountNanos >= COUNT_INTERVAL_NANOS) {
-                pending.set(store.countWaiting());
-                lastCountNanos = now;
-            }
+            countIfDue(COUNT_INTERVAL_NANOS);
             return new Outcome(taken, null);
         } catch (DataAccessException e) {
             return new Outcome(taken, e);
@@ -137,6 +133,15 @@ final class DurableTaskPoll {
         leases.renewed(before, leaseNanos);
         lastRenewalNanos = before;
         renewedOnce = true;
+    }
+
+    /** Counts the pending tasks if the last count is at least {@code intervalNanos} old. */
+    void countIfDue(long intervalNanos) {
+        long now = System.nanoTime();
+        if (now - lastCountNanos >= intervalNanos) {
+            pending.set(store.countWaiting());
+            lastCountNanos = now;
+        }
     }
 
     /** Claims one task just scheduled on this instance, if it is due within the lookahead. */

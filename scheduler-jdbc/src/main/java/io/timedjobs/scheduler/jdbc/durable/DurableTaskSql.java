@@ -220,6 +220,19 @@ final class DurableTaskSql {
     }
 
     /**
+     * What an idle instance needs to know to sleep: the earliest due time of the given handlers'
+     * PENDING tasks (null if none), whether any of their tasks is claimed or running (1 or 0), and the
+     * database's time. Reads the {@code (state, due_at)} index twice, each time to its first match.
+     * Binds: handlers, handlers, 1.
+     */
+    String nextEvent(int handlerCount) {
+        String mine = dialect.anyOf("handler", handlerCount);
+        return "SELECT (SELECT MIN(due_at) FROM " + table + " WHERE state = 'PENDING' AND " + mine + "),"
+                + " (SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
+                + " WHERE state IN ('CLAIMED', 'RUNNING') AND " + mine + dialect.fetchFirst() + ") held), " + now;
+    }
+
+    /**
      * The number of tasks not yet done (PENDING, CLAIMED or RUNNING), counted up to a bound, so that
      * its cost does not grow with the backlog. Binds: the bound.
      */

@@ -204,6 +204,51 @@ public final class DurableTaskStore {
     }
 
     /**
+     * What an instance needs to know to sleep until something can be due for it: the earliest due
+     * time of its handlers' PENDING tasks, whether any of their tasks is claimed, and the database's
+     * time, in one statement.
+     */
+    NextEvent nextEvent(Collection<String> handlers) {
+        String[] names = handlers.toArray(String[]::new);
+        NextEvent next = jdbc.query(
+                sql.nextEvent(names.length),
+                ps -> dialect.bind(ps, binds(names, names, 1)),
+                rs -> rs.next()
+                        ? new NextEvent(dialect.readInstant(rs, 1), rs.getLong(2) > 0, dialect.readInstant(rs, 3))
+                        : null);
+        if (next == null || next.now() == null) {
+            throw new IllegalStateException("The next-event query returned no database time");
+        }
+        return next;
+    }
+
+    /**
+     * The earliest due time of an instance's PENDING tasks (null for none), whether any of its tasks is
+     * claimed or running anywhere, and the database's time when read.
+     */
+    record NextEvent(
+            @Nullable Instant nextDue,
+            boolean claimed,
+            @Nullable Instant now) {}
+
+    /**
+     * Announces {@code payload} to the instances that listen on {@code channel}, when the current
+     * transaction commits (at once without one); does nothing where the database cannot notify.
+     */
+    void announce(String channel, String payload) {
+        String notify = dialect.notifySql();
+        if (notify != null) {
+            jdbc.query(
+                    notify,
+                    ps -> {
+                        ps.setString(1, channel);
+                        ps.setString(2, payload);
+                    },
+                    rs -> null);
+        }
+    }
+
+    /**
      * Tasks not done yet (PENDING, CLAIMED or RUNNING), counted up to {@value #COUNT_LIMIT}: a count of
      * millions would read millions of index entries at every count, past the database timeout.
      */

@@ -117,7 +117,7 @@ public final class DurableTasks {
         }
         try {
             OptionalLong id = store.reschedule(handler, key, at);
-            id.ifPresent(rescheduled -> localClaims.scheduled(rescheduled, at));
+            id.ifPresent(rescheduled -> localClaims.scheduled(handler, rescheduled, at));
             return id.isPresent();
         } catch (DataAccessException e) {
             throw failure("reschedule", handler, key, e);
@@ -172,7 +172,7 @@ public final class DurableTasks {
         return observer.observe(handler, key, traceParent -> {
             try {
                 long id = store.upsert(handler, key, text, schedule, due, TraceParent.orNull(traceParent));
-                localClaims.scheduled(id, due);
+                localClaims.scheduled(handler, id, due);
                 return id;
             } catch (DataAccessException e) {
                 throw failure("schedule", handler, key, e);

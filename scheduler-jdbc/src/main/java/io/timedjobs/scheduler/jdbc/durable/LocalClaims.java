@@ -9,8 +9,11 @@ import java.time.Instant;
  */
 interface LocalClaims {
 
-    /** Called once the row with this id is written (not necessarily committed) with this due time. */
-    void scheduled(long id, Instant due);
+    /**
+     * Called once the row with this id is written (not necessarily committed) with this due time, on
+     * the writing thread and inside its transaction, if any.
+     */
+    void scheduled(String handler, long id, Instant due);
 
     /** Called once a task is cancelled, so that a local copy of it leaves the in-memory queue. */
     void cancelled(String handler, String key);
@@ -18,7 +21,7 @@ interface LocalClaims {
     /** No local engine: every task waits for a poll. */
     LocalClaims NONE = new LocalClaims() {
         @Override
-        public void scheduled(long id, Instant due) {}
+        public void scheduled(String handler, long id, Instant due) {}
 
         @Override
         public void cancelled(String handler, String key) {}

@@ -1,0 +1,206 @@
+package io.timedjobs.scheduler.jdbc.database;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Not API: used by durable tasks. Thread-safe; started and stopped by the engine that owns it.
+ * Listens, on one connection of its own, to the notifications other instances send when they
+ * schedule a task that this instance may have to claim soon (PostgreSQL's {@code LISTEN}), and
+ * hands each payload to the engine on its own daemon thread. Waiting for a notification sends
+ * nothing to the database: the connection only reads its socket.
+ *
+ * <p>Where the database or its driver cannot notify, or the connection is lost, {@link
+ * #listening()} is false, and the engine polls at every poll interval, as without notifications.
+ * After a lost connection it reconnects every poll interval; once it listens again it calls {@code
+ * reconnected}, for the engine to poll at once what it may have missed while deaf.
+ */
+public final class TaskNotifications {
+
+    private static final Log logger = LogFactory.getLog(TaskNotifications.class);
+
+    /** The longest wait on the socket at a time, so that stop() is seen within it. */
+    private static final int WAIT_MILLIS = 500;
+
+    /** PostgreSQL's longest identifier, in bytes: a longer channel name is cut there by the server. */
+    private static final int MAX_CHANNEL_BYTES = 63;
+
+    private final ClusterDatabase database;
+    private final String channel;
+    private final Duration retry;
+    private final Consumer<String> notified;
+    private final Runnable reconnected;
+    private final String name;
+
+    private volatile boolean listening;
+    private volatile boolean stopped = true;
+    private @Nullable Thread thread;
+
+    private TaskNotifications(
+            ClusterDatabase database, String name, Duration retry, Consumer<String> notified, Runnable reconnected) {
+        this.database = database;
+        this.channel = channel(database.tables());
+        this.name = name;
+        this.retry = retry;
+        this.notified = notified;
+        this.reconnected = reconnected;
+    }
+
+    /**
+     * Notifications on this database, or null where it has none (only PostgreSQL with its own driver
+     * has them).
+     *
+     * @param name the instance's name, for the thread's and the log's
+     * @param retry how long to wait before reconnecting after a lost connection
+     * @param notified called on the listening thread with each payload
+     * @param reconnected called on the listening thread each time it listens again after a loss
+     */
+    public static @Nullable TaskNotifications of(
+            ClusterDatabase database, String name, Duration retry, Consumer<String> notified, Runnable reconnected) {
+        if (database.dialect().notifySql() == null || !PostgresListen.driverPresent()) {
+            return null;
+        }
+        return new TaskNotifications(database, name, retry, notified, reconnected);
+    }
+
+    /** The channel on which the tasks of these tables are announced: the tasks table's name. */
+    public static String channel(TableNames tables) {
+        String table = tables.tasks();
+        return table.length() <= MAX_CHANNEL_BYTES ? table : table.substring(0, MAX_CHANNEL_BYTES);
+    }
+
+    /** Whether a notification sent now would reach this instance. */
+    public boolean listening() {
+        return listening;
+    }
+
+    /** Starts listening in the background; idempotent. */
+    public synchronized void start() {
+        if (thread != null) {
+            return;
+        }
+        stopped = false;
+        Thread started = new Thread(this::listenUntilStopped, "timed-jobs-listen-" + name);
+        started.setDaemon(true);
+        thread = started;
+        started.start();
+    }
+
+    /** Stops listening and closes the connection; idempotent. */
+    public void stop() {
+        Thread running;
+        synchronized (this) {
+            running = thread;
+            thread = null;
+            stopped = true;
+        }
+        if (running == null) {
+            return;
+        }
+        running.interrupt();
+        try {
+            running.join(WAIT_MILLIS * 4L);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void listenUntilStopped() {
+        boolean lostOnce = false;
+        while (!stopped) {
+            try (Connection connection = database.boundedDataSource().getConnection()) {
+                connection.setAutoCommit(true);
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("LISTEN " + quoted(channel));
+                }
+                listening = true;
+                if (lostOnce) {
+                    logger.info("Instance " + name + " listens for durable tasks scheduled elsewhere again");
+                }
+                reconnected.run();
+                while (!stopped) {
+                    for (String payload : PostgresListen.await(connection, WAIT_MILLIS)) {
+                        deliver(payload);
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (stopped) {
+                    break;
+                }
+                if (!lostOnce || listening) {
+                    logger.warn(
+                            "Instance " + name + " no longer hears of durable tasks scheduled elsewhere; it polls"
+                                    + " every poll interval until it listens again: " + e,
+                            logger.isDebugEnabled() ? e : null);
+                }
+                lostOnce = true;
+            } finally {
+                listening = false;
+            }
+            pause();
+        }
+    }
+
+    private void deliver(String payload) {
+        try {
+            notified.accept(payload);
+        } catch (RuntimeException e) {
+            logger.warn("A durable task notification '" + payload + "' could not be handled on " + name, e);
+        }
+    }
+
+    private void pause() {
+        long until = System.nanoTime() + retry.toNanos();
+        synchronized (this) {
+            while (!stopped) {
+                long left = until - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                try {
+                    wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    return; // stop() interrupts
+                }
+            }
+        }
+    }
+
+    private static String quoted(String identifier) {
+        return '"' + identifier.replace("\"", "\"\"") + '"';
+    }
+
+    /** PostgreSQL's driver, touched only once it is known to be there. */
+    private static final class PostgresListen {
+
+        static boolean driverPresent() {
+            try {
+                Class.forName("org.postgresql.PGConnection", false, TaskNotifications.class.getClassLoader());
+                return true;
+            } catch (ClassNotFoundException | LinkageError e) {
+                return false;
+            }
+        }
+
+        static List<String> await(Connection connection, int millis) throws SQLException {
+            org.postgresql.PGNotification[] received =
+                    connection.unwrap(org.postgresql.PGConnection.class).getNotifications(millis);
+            if (received == null || received.length == 0) {
+                return List.of();
+            }
+            String[] payloads = new String[received.length];
+            for (int i = 0; i < received.length; i++) {
+                payloads[i] = Objects.requireNonNullElse(received[i].getParameter(), "");
+            }
+            return List.of(payloads);
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.TaskNotifications;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Set;
+import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Used by {@link DurableTaskEngine} only; thread-safe. What instances tell each other about tasks
+ * through the database's notifications (PostgreSQL), so that a sleeping instance ({@link IdlePace})
+ * still starts a task scheduled elsewhere on time:
+ *
+ * <ul>
+ *   <li>a task scheduled (or rescheduled) here that this instance does not claim right after commit,
+ *       due before a sleeping instance would look again on its own, is announced in the scheduling
+ *       transaction (delivered at its commit, never before); an instance with its handler claims it
+ *       at once if it is due within the lookahead, or wakes the lookahead before its due time;
+ *   <li>claims handed back at a stop are announced, and every instance wakes for a full poll.
+ * </ul>
+ *
+ * Where the database cannot notify, nothing is sent and instances poll at every interval.
+ */
+final class TaskAnnouncements {
+
+    /** The payload of a hand-back: every listener polls. */
+    static final String POLL = "poll";
+
+    private final DurableTaskStore transactional;
+    private final DurableTaskStore store;
+    private final String channel;
+    private final DurableTaskSettings settings;
+    private final DatabaseClock clock;
+    private final IdlePace pace;
+    private final Set<String> handlers;
+    private final LongConsumer claimHere;
+    private final Duration announceWithin;
+    private final @Nullable TaskNotifications listener;
+
+    TaskAnnouncements(
+            ClusterDatabase database,
+            boolean listen,
+            String owner,
+            DurableTaskStore transactional,
+            DurableTaskStore store,
+            DurableTaskSettings settings,
+            DatabaseClock clock,
+            IdlePace pace,
+            Set<String> handlers,
+            LongConsumer claimHere) {
+        this.transactional = transactional;
+        this.store = store;
+        this.channel = TaskNotifications.channel(database.tables());
+        this.settings = settings;
+        this.clock = clock;
+        this.pace = pace;
+        this.handlers = Set.copyOf(handlers);
+        this.claimHere = claimHere;
+        this.announceWithin = settings.lookahead().plus(IdlePace.idleInterval(settings));
+        this.listener = listen && !handlers.isEmpty()
+                ? TaskNotifications.of(database, owner, settings.pollInterval(), this::received, pace::wakeNow)
+                : null;
+    }
+
+    void start() {
+        if (listener != null) {
+            listener.start();
+        }
+    }
+
+    void stop() {
+        if (listener != null) {
+            listener.stop();
+        }
+    }
+
+    /** Whether a task announced now would reach this instance. */
+    boolean listening() {
+        return listener != null && listener.listening();
+    }
+
+    /**
+     * Announces a task just written in the caller's transaction, which this instance will not claim
+     * after commit, if it is due before a sleeping instance would look again on its own.
+     */
+    void scheduled(String handler, long id, Instant due) {
+        if (!due.isAfter(clock.now().plus(announceWithin))) {
+            transactional.announce(channel, format(id, due, handler));
+        }
+    }
+
+    /** Announces that claims were handed back, for every sleeping instance to poll. */
+    void handedBack() {
+        store.announce(channel, POLL);
+    }
+
+    /** On the listening thread: what another instance announced. */
+    private void received(String payload) {
+        if (POLL.equals(payload)) {
+            pace.wakeNow();
+            return;
+        }
+        String[] parts = payload.split(" ", 3);
+        if (parts.length != 3 || !handlers.contains(parts[2])) {
+            return; // another handler's task, or a payload of another version: the poll finds it
+        }
+        long id;
+        Instant due;
+        try {
+            id = Long.parseLong(parts[0]);
+            due = Instant.EPOCH.plus(Long.parseLong(parts[1]), ChronoUnit.MICROS);
+        } catch (NumberFormatException | ArithmeticException e) {
+            pace.wakeNow();
+            return;
+        }
+        Instant claimFrom = due.minus(settings.lookahead());
+        if (!claimFrom.isAfter(clock.now())) {
+            claimHere.accept(id);
+        } else {
+            pace.wakeBy(clock.ticker().read() + clock.nanosUntil(claimFrom.minus(settings.pollInterval())));
+        }
+    }
+
+    /** The payload of a task: its id, its due time in microseconds since the epoch, its handler. */
+    static String format(long id, Instant due, String handler) {
+        return id + " " + ChronoUnit.MICROS.between(Instant.EPOCH, due) + " " + handler;
+    }
+}
