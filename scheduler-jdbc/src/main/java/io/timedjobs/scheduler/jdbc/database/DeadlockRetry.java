@@ -12,9 +12,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Stateless, any thread; used by {@link MariaDbDialect} and {@link LockThenUpdate} only: when a
- * statement, or work of several, that lost an InnoDB deadlock runs again, and the transaction of
- * its own that such work runs in, at READ COMMITTED.
+ * Stateless, any thread; used by {@link MariaDbDialect}, {@link LockThenUpdate} and {@link
+ * PostgresDialect} only: when a statement, or work of several, that lost a deadlock (InnoDB's, or
+ * PostgreSQL's) runs again, and the transaction of its own that such work runs in, at READ
+ * COMMITTED (MariaDB).
  *
  * <p>A deadlock (error 1213) rolls back the whole transaction: work that ran alone (no transaction
  * of the caller's) is run again, a bounded number of times; work within a transaction fails, for
@@ -26,6 +27,9 @@ final class DeadlockRetry {
     private static final int DEADLOCK = 1213;
 
     private static final String DEADLOCK_STATE = "40001";
+
+    /** PostgreSQL's SQL state of a lost deadlock. */
+    private static final String POSTGRES_DEADLOCK_STATE = "40P01";
 
     /** Runs of a statement that lost a deadlock, in all. */
     private static final int DEADLOCK_ATTEMPTS = 3;
@@ -108,7 +112,10 @@ final class DeadlockRetry {
      * deadlock rolled all of it back, and a retry would run the rest alone), a bounded number of times.
      */
     static boolean retriable(RuntimeException lockFailure, int attempt) {
-        boolean deadlock = errorCode(lockFailure) == DEADLOCK || DEADLOCK_STATE.equals(sqlState(lockFailure));
+        String state = sqlState(lockFailure);
+        boolean deadlock = errorCode(lockFailure) == DEADLOCK
+                || DEADLOCK_STATE.equals(state)
+                || POSTGRES_DEADLOCK_STATE.equals(state);
         return deadlock
                 && attempt < DEADLOCK_ATTEMPTS
                 && !TransactionSynchronizationManager.isActualTransactionActive();

@@ -193,6 +193,15 @@ final class MariaDbDialect extends JdbcDialect {
      * locks its row first and then its index entries: InnoDB can pick either as a deadlock's loser.
      * The loser was rolled back whole, so it runs again, outside a caller's transaction.
      */
+    /**
+     * MariaDB Connector/J may answer a batch with "success, count unknown" for every statement, so a
+     * group of completions could not tell which were accepted: each is written alone.
+     */
+    @Override
+    public boolean batchCountsRows() {
+        return false;
+    }
+
     @Override
     public int update(JdbcOperations jdbc, String update, PreparedStatementSetter binds) {
         for (int attempt = 1; ; attempt++) {

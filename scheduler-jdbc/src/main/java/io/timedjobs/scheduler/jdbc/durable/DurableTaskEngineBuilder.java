@@ -177,7 +177,8 @@ public final class DurableTaskEngineBuilder {
                 transaction,
                 leases,
                 outages,
-                runs);
+                runs,
+                database.dialect().batchCountsRows());
         return new DurableTaskEngine(
                 database,
                 listen,

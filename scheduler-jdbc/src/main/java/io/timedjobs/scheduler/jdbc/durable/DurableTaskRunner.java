@@ -72,6 +72,9 @@ final class DurableTaskRunner {
     /** Outcomes the database could not take when they happened, written at the next poll. */
     private final Queue<DeferredOutcome> deferred = new ConcurrentLinkedQueue<>();
 
+    /** One-off completions outside a handler's transaction, written in groups; null where not grouped. */
+    private final @Nullable CompletionGroup completions;
+
     final LongAdder completed = new LongAdder();
     final LongAdder failed = new LongAdder();
     final LongAdder fenced = new LongAdder();
@@ -88,7 +91,8 @@ final class DurableTaskRunner {
             @Nullable TransactionTemplate completionTransaction,
             LeaseDeadline leases,
             OutageLog outages,
-            RunHistory history) {
+            RunHistory history,
+            boolean groupsCompletions) {
         this.history = history;
         this.store = store;
         this.transactionalStore = transactionalStore;
@@ -101,6 +105,7 @@ final class DurableTaskRunner {
         this.completionTransaction = completionTransaction;
         this.leases = leases;
         this.outages = outages;
+        this.completions = groupsCompletions ? new CompletionGroup(this::writeCompletions) : null;
         handlers.forEach((name, handler) -> {
             if (handler.runsInCompletionTransaction() && completionTransaction == null) {
                 throw new IllegalArgumentException("Durable task handler '" + name
@@ -192,7 +197,11 @@ final class DurableTaskRunner {
             } else {
                 invoke(handler, task, claimed.traceParent());
                 FinishedRun run = finished(claimed, attempt, began, RunOutcome.SUCCEEDED, null);
-                record(claimed, () -> completeRecorded(claimed, run, lapsesAtStart));
+                if (completions != null && claimed.schedule() == null) {
+                    completions.add(new CompletionGroup.Completion(claimed, run, lapsesAtStart));
+                } else {
+                    record(claimed, () -> completeRecorded(claimed, run, lapsesAtStart));
+                }
             }
             completed.increment();
         } catch (RuntimeException | Error e) {
@@ -377,8 +386,51 @@ final class DurableTaskRunner {
         }
     }
 
-    /** Writes the outcomes kept while the database could not be reached; stops at the first error. */
+    /**
+     * Writes one group of completions: one alone as any completion is, several in one transaction
+     * (their fenced deletes as one batch, then the records of those accepted). Never throws: a group
+     * the database does not take is kept, each completion for the next poll to write alone.
+     */
+    private void writeCompletions(List<CompletionGroup.Completion> group) {
+        if (group.size() == 1) {
+            CompletionGroup.Completion one = group.get(0);
+            record(one.task(), () -> completeRecorded(one.task(), one.run(), one.lapsesAtStart()));
+            return;
+        }
+        List<ClaimedTask> tasks =
+                group.stream().map(CompletionGroup.Completion::task).toList();
+        List<FinishedRun> runs =
+                group.stream().map(CompletionGroup.Completion::run).toList();
+        int[] counts;
+        try {
+            counts = history.completeAll(() -> store.completeOnceAll(tasks), runs);
+        } catch (RuntimeException e) {
+            // the database away, a deadlock lost, or counts unknown: nothing was written
+            if (e instanceof DataAccessException access) {
+                databaseFailed(access);
+            }
+            for (CompletionGroup.Completion one : group) {
+                deferred.add(() -> completeRecorded(one.task(), one.run(), one.lapsesAtStart()));
+            }
+            return;
+        }
+        for (int i = 0; i < group.size(); i++) {
+            refused(
+                    group.get(i).task(),
+                    counts[i] == 1,
+                    "completed",
+                    group.get(i).lapsesAtStart());
+        }
+    }
+
+    /**
+     * Writes the completions still waiting for their group, then the outcomes kept while the database
+     * could not be reached; stops at the first error.
+     */
     void writeDeferred() {
+        if (completions != null) {
+            completions.writeWaiting();
+        }
         DeferredOutcome outcome;
         while ((outcome = deferred.peek()) != null) {
             outcome.write();
@@ -386,8 +438,9 @@ final class DurableTaskRunner {
         }
     }
 
+    /** Outcomes not written yet: completions waiting for their group, and those kept for the next poll. */
     int deferredCount() {
-        return deferred.size();
+        return deferred.size() + (completions == null ? 0 : completions.size());
     }
 
     private void databaseFailed(DataAccessException failure) {

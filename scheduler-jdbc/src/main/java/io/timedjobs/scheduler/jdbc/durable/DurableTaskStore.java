@@ -5,6 +5,7 @@ import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.core.BatchPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -130,6 +132,41 @@ public final class DurableTaskStore {
     /** The fenced completion of a one-off task (its row goes). */
     boolean completeOnce(ClaimedTask task) {
         return update(sql.completeOnce(), task.id(), task.version()) == 1;
+    }
+
+    /**
+     * The fenced completions of several one-off tasks as one JDBC batch (one round trip), in the
+     * caller's transaction if any; returns each one's count, 1 where accepted.
+     *
+     * @throws UnknownRowCounts when the driver did not say which rows changed (the caller rolls back)
+     */
+    int[] completeOnceAll(List<ClaimedTask> tasks) {
+        int[] counts = jdbc.batchUpdate(sql.completeOnce(), new BatchPreparedStatementSetter() {
+            @Override
+            public void setValues(PreparedStatement ps, int i) throws SQLException {
+                dialect.bind(ps, binds(tasks.get(i).id(), tasks.get(i).version()));
+            }
+
+            @Override
+            public int getBatchSize() {
+                return tasks.size();
+            }
+        });
+        for (int count : counts) {
+            if (count < 0) {
+                throw new UnknownRowCounts();
+            }
+        }
+        return counts;
+    }
+
+    /** A batch whose driver answered "done" without the rows each statement changed. */
+    static final class UnknownRowCounts extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UnknownRowCounts() {
+            super("The JDBC driver did not report the rows each statement of a batch changed");
+        }
     }
 
     /** As {@link #completeOnce(ClaimedTask)}, with the run's record (see {@link RunHistory#completeFenced}). */

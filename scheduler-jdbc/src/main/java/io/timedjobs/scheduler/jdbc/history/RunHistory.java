@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -169,6 +170,38 @@ public final class RunHistory {
             written.set(true);
         }
         return done;
+    }
+
+    /**
+     * Runs {@code changes} (fenced statements on {@link ClusterDatabase#jdbc()}, one per run of {@code
+     * runs}, in that order, returning each one's row count) and writes the records of the runs whose
+     * row changed, all in one transaction: one commit for a group of completions. Returns the counts.
+     * If anything fails, nothing is written and the failure is thrown (a database that cannot be
+     * reached as a {@link DataAccessException}).
+     */
+    public int[] completeAll(Supplier<int[]> changes, List<FinishedRun> runs) {
+        int[] counts;
+        try {
+            counts = transaction.execute(status -> {
+                int[] changed = changes.get();
+                if (settings.enabled()) {
+                    List<List<@Nullable Object>> records = new ArrayList<>();
+                    for (int i = 0; i < changed.length; i++) {
+                        if (changed[i] > 0) {
+                            records.add(recordBinds(runs.get(i)));
+                        }
+                    }
+                    if (!records.isEmpty()) {
+                        jdbc.batchUpdate(sql.insert(), records, records.size(), (ps, binds) -> dialect.bind(ps, binds));
+                        written.set(true);
+                    }
+                }
+                return changed;
+            });
+        } catch (TransactionException ex) {
+            throw new DataAccessResourceFailureException("Timed Jobs could not record the end of runs", ex);
+        }
+        return Objects.requireNonNull(counts, "counts");
     }
 
     /** Writes {@code run} within the caller's transaction on the application's data source. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
 import io.timedjobs.scheduler.jdbc.history.RunHistorySettings;
@@ -48,6 +49,44 @@ class DurableRunHistoryTest {
         engines.add(engine);
         engine.start();
         return engine;
+    }
+
+    /**
+     * A group of completions in one transaction: the task cancelled while it ran is refused, the two
+     * others are accepted, and only those two get a record. PostgreSQL and H2 (MariaDB writes each
+     * completion alone).
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = TestDatabases.Kind.class,
+            names = {"POSTGRESQL", "H2"})
+    void shouldRecordOnlyTheAcceptedCompletionsOfAGroup(TestDatabases.Kind kind) {
+        ClusterDatabase database = DurableTestSupport.database(kind.newDatabase());
+        RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
+        DurableTaskStore store = DurableTaskStore.forEngine(database);
+        List<ClaimedTask> tasks = new ArrayList<>();
+        List<FinishedRun> runs = new ArrayList<>();
+        for (String key : List.of("a", "b", "c")) {
+            store.upsert("mail", key, null, null, java.time.Instant.now());
+        }
+        for (ClaimedTask task :
+                store.claimDue("me", Duration.ofSeconds(5), Duration.ofSeconds(30), List.of("mail"), 10)) {
+            assertThat(store.start(task, "me", Duration.ofSeconds(30))).isTrue();
+            tasks.add(task);
+            runs.add(new FinishedRun(
+                    RunKind.TASK, "mail", task.key(), task.fireAt(), "me", 1, RunOutcome.SUCCEEDED, 1, null));
+        }
+        tasks.sort(Comparator.comparing(ClaimedTask::key));
+        runs.sort(Comparator.comparing(FinishedRun::taskKey));
+        assertThat(store.cancel("mail", "b")).isTrue();
+
+        int[] counts = history.completeAll(() -> store.completeOnceAll(tasks), runs);
+
+        assertThat(counts).containsExactly(1, 0, 1);
+        assertThat(history.find(RunHistoryQuery.all().task("mail")))
+                .extracting(RunRecord::taskKey)
+                .containsExactlyInAnyOrder("a", "c");
+        assertThat(store.countWaiting()).isZero();
     }
 
     /**
