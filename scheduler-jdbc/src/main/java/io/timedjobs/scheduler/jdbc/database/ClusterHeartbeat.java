@@ -59,6 +59,10 @@ public final class ClusterHeartbeat implements SmartLifecycle {
     private final Duration pollInterval;
     private final List<Runnable> pollActions = new CopyOnWriteArrayList<>();
     private final List<Supplier<String>> holdings = new CopyOnWriteArrayList<>();
+
+    /** What the next beat carries, asked at each beat; see {@link #setBeatRide}. */
+    private volatile Supplier<@Nullable BeatRide> beatRide = () -> null;
+
     private final Ticker ticker;
 
     /** Ticker reading at which the last successful heartbeat was sent; poll thread only. */
@@ -117,6 +121,15 @@ public final class ClusterHeartbeat implements SmartLifecycle {
      */
     public void addHoldings(Supplier<String> description) {
         holdings.add(Objects.requireNonNull(description, "description"));
+    }
+
+    /**
+     * Sets what each beat is asked to carry (null for nothing at that beat), read on the poll thread
+     * just before the beat: see {@link BeatRide}. Its reader runs within the beat, on that thread,
+     * before the poll actions.
+     */
+    public void setBeatRide(Supplier<@Nullable BeatRide> ride) {
+        this.beatRide = Objects.requireNonNull(ride, "ride");
     }
 
     /**
@@ -194,7 +207,7 @@ public final class ClusterHeartbeat implements SmartLifecycle {
                 !beaten || lastFailed || beatsSinceClock + 1 >= CLOCK_EVERY_BEATS || clock.lastMeasurement() == null;
         boolean measured = false;
         if (registered) {
-            measured = instance.beatMeasuring(clock);
+            measured = instance.beatMeasuring(clock, beatRide.get());
         } else {
             instance.register();
             registered = true;

@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -283,12 +284,30 @@ public final class ClusterInstance {
      * it only beats and returns false: the caller measures the clock on its own.
      */
     public boolean beatMeasuring(DatabaseClock clock) {
+        return beatMeasuring(clock, null);
+    }
+
+    /**
+     * As {@link #beatMeasuring(DatabaseClock)}, the statement carrying {@code ride} where the dialect
+     * lets it ({@link JdbcDialect#returningNowWith}); elsewhere, or when null, the ride is not read.
+     */
+    public boolean beatMeasuring(DatabaseClock clock, @Nullable BeatRide ride) {
         String returning = sql.heartbeatReturningNow();
         if (returning == null) {
             beat();
             return false;
         }
-        if (!clock.measure(returning, name)) {
+        String carrying = ride == null ? null : dialect.returningNowWith(sql.heartbeat(), ride.columns());
+        boolean measured;
+        if (carrying != null) {
+            List<Object> binds = new ArrayList<>();
+            binds.add(name);
+            binds.addAll(ride.binds());
+            measured = clock.measure(carrying, binds, ride.reader());
+        } else {
+            measured = clock.measure(returning, name);
+        }
+        if (!measured) {
             // pruned while this process ran (it was silent for ten leases): its own row again, no watch
             dialect.insertIfAbsent(jdbc, sql.register(), name);
             return false;

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.ConnectionCallback;
@@ -92,7 +93,8 @@ public final class DatabaseClock {
      * Throws what the database throws; the previous measurement stays in use meanwhile.
      */
     public synchronized Measurement measure() {
-        return use(Objects.requireNonNull(measureOnce(dialect.clockQuery()), "the clock query returned no row"));
+        return use(Objects.requireNonNull(
+                measureOnce(dialect.clockQuery(), List.of(), null), "the clock query returned no row"));
     }
 
     /**
@@ -103,7 +105,15 @@ public final class DatabaseClock {
      * throws.
      */
     public synchronized boolean measure(String query, Object... binds) {
-        Sample sample = measureOnce(query, binds);
+        return measure(query, List.of(binds), null);
+    }
+
+    /**
+     * As {@link #measure(String, Object...)}, with binds bound through the dialect, and {@code
+     * carried} (if not null) reading the row's other columns (see {@link BeatRide}).
+     */
+    public synchronized boolean measure(String query, List<?> binds, BeatRide.@Nullable Reader carried) {
+        Sample sample = measureOnce(query, binds, carried);
         if (sample == null) {
             return false;
         }
@@ -150,16 +160,16 @@ public final class DatabaseClock {
         }
     }
 
-    private @Nullable Sample measureOnce(String query, Object... binds) {
+    private @Nullable Sample measureOnce(String query, List<?> binds, BeatRide.@Nullable Reader carried) {
         // Timed on a connection already open, so that opening one does not count as round trip.
         return jdbc.execute((ConnectionCallback<@Nullable Sample>) connection -> {
             // An update runs in a transaction of its own: its commit (a log flush) is not timed.
-            boolean switched = binds.length > 0 && connection.getAutoCommit();
+            boolean switched = !binds.isEmpty() && connection.getAutoCommit();
             if (switched) {
                 connection.setAutoCommit(false);
             }
             try {
-                Sample sample = timed(connection, query, binds);
+                Sample sample = timed(connection, query, binds, carried);
                 if (switched) {
                     connection.commit();
                 }
@@ -177,11 +187,10 @@ public final class DatabaseClock {
         });
     }
 
-    private @Nullable Sample timed(Connection connection, String query, Object... binds) throws SQLException {
+    private @Nullable Sample timed(
+            Connection connection, String query, List<?> binds, BeatRide.@Nullable Reader carried) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(query)) {
-            for (int i = 0; i < binds.length; i++) {
-                statement.setObject(i + 1, binds[i]);
-            }
+            dialect.bind(statement, binds);
             long startNanos = ticker.read();
             Instant localStart = localClock.instant();
             Instant databaseTime;
@@ -190,6 +199,9 @@ public final class DatabaseClock {
                     return null;
                 }
                 databaseTime = Objects.requireNonNull(dialect.readInstant(result, 1), "database time");
+                if (carried != null) {
+                    carried.read(result, databaseTime);
+                }
             }
             long roundTripNanos = ticker.read() - startNanos;
             Instant localMiddle = localStart.plusNanos(roundTripNanos / 2);

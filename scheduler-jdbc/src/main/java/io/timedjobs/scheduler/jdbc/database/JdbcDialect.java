@@ -188,6 +188,15 @@ public abstract class JdbcDialect {
     }
 
     /**
+     * Returns {@code update} made to return one row: the database's time, {@link #now()}, then the
+     * select-list expressions {@code columns} (which may read other tables), or null where an update
+     * cannot carry a query (the default): see {@link BeatRide}.
+     */
+    public @Nullable String returningNowWith(String update, String columns) {
+        return null;
+    }
+
+    /**
      * Returns one query that runs {@code change} (an UPDATE or DELETE) and {@code insert} (which may
      * read the rows {@code change} changed as the table {@code changed}, one row each) and returns the
      * number of rows {@code change} changed as its one column; binds: those of {@code change}, then

@@ -69,6 +69,13 @@ final class PostgresDialect extends JdbcDialect {
         return update + " RETURNING " + now();
     }
 
+    /** The update in a data-modifying {@code WITH}; the select reads its row and the other columns. */
+    @Override
+    public String returningNowWith(String update, String columns) {
+        return "WITH beat AS (" + update + " RETURNING " + now() + " AS beat_now) SELECT beat_now, " + columns
+                + " FROM beat";
+    }
+
     /** Data-modifying {@code WITH} clauses: both writes run, in one round trip and one implicit transaction. */
     @Override
     public String changeWithInsert(String change, String insert) {

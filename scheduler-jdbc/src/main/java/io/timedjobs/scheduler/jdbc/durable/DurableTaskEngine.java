@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
+import io.timedjobs.scheduler.jdbc.database.BeatRide;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
@@ -134,6 +135,7 @@ public final class DurableTaskEngine {
                 pace,
                 handlers.keySet(),
                 this::claimHere);
+        heartbeat.setBeatRide(this::beatRide);
         heartbeat.addPollAction(this::poll);
         heartbeat.addPollAction(runner::polled);
         heartbeat.addHoldings(this::holdings);
@@ -294,6 +296,13 @@ public final class DurableTaskEngine {
             } catch (DataAccessException e) {
                 failed(e);
             }
+        }
+    }
+
+    /** On the heartbeat's thread, before each beat: the look the beat carries while this engine sleeps. */
+    private @Nullable BeatRide beatRide() {
+        synchronized (claimLock) {
+            return announcements.listening() ? pace.ride() : null;
         }
     }
 

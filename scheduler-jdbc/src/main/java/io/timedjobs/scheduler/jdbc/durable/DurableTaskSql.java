@@ -226,10 +226,15 @@ final class DurableTaskSql {
      * Binds: handlers, handlers, 1.
      */
     String nextEvent(int handlerCount) {
+        return "SELECT " + nextEventColumns(handlerCount) + ", " + now;
+    }
+
+    /** The first two columns of {@link #nextEvent}, for a query that reads the time itself. Same binds. */
+    String nextEventColumns(int handlerCount) {
         String mine = dialect.anyOf("handler", handlerCount);
-        return "SELECT (SELECT MIN(due_at) FROM " + table + " WHERE state = 'PENDING' AND " + mine + "),"
+        return "(SELECT MIN(due_at) FROM " + table + " WHERE state = 'PENDING' AND " + mine + "),"
                 + " (SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
-                + " WHERE state IN ('CLAIMED', 'RUNNING') AND " + mine + dialect.fetchFirst() + ") held), " + now;
+                + " WHERE state IN ('CLAIMED', 'RUNNING') AND " + mine + dialect.fetchFirst() + ") held)";
     }
 
     /**

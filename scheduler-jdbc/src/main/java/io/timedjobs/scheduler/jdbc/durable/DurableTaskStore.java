@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import io.timedjobs.scheduler.jdbc.database.BeatRide;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.BatchPreparedStatementSetter;
@@ -257,6 +259,19 @@ public final class DurableTaskStore {
             throw new IllegalStateException("The next-event query returned no database time");
         }
         return next;
+    }
+
+    /**
+     * {@link #nextEvent} as a query for the heartbeat to carry: {@code looked} gets what it read, the
+     * database's time being the heartbeat's.
+     */
+    BeatRide nextEventRide(Collection<String> handlers, Consumer<NextEvent> looked) {
+        String[] names = handlers.toArray(String[]::new);
+        return new BeatRide(
+                sql.nextEventColumns(names.length),
+                List.of(names, names, 1),
+                (row, databaseTime) ->
+                        looked.accept(new NextEvent(dialect.readInstant(row, 2), row.getLong(3) > 0, databaseTime)));
     }
 
     /**

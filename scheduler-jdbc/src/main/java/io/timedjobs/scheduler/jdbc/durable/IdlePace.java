@@ -1,10 +1,12 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
 import io.timedjobs.scheduler.Ticker;
+import io.timedjobs.scheduler.jdbc.database.BeatRide;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Used by {@link DurableTaskEngine} only: {@link #skip} and {@link #trySleep} under its claim lock,
@@ -14,13 +16,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>An instance sleeps only when it holds no claim and no task of its handlers is claimed or
  * running anywhere, and none is due within the lookahead and a poll interval. It wakes at the first
  * of: the lookahead ahead of the earliest pending task's due time; {@linkplain #wakeBy a wake-up
- * requested} (a task scheduled here beyond the lookahead, or one announced by another instance);
- * the end of its idle interval (half the lease). Each wake at that interval costs one statement, the
- * next-event query, after which it sleeps again or polls.
+ * requested} (a task announced by another instance, a hand-back); a look that finds work about.
+ * It looks (the next-event query) with each heartbeat, which carries that query ({@link #ride()},
+ * PostgreSQL): every half lease, at no statement of its own. Should no beat bring a look for the
+ * idle interval and two polls, it looks on its own (one statement).
  *
  * <p>Why a sleeper misses nothing: a task pending when it looked wakes it in time; a task scheduled
  * after is announced to it, unless the instance that scheduled it claimed it; a claim made while it
- * sleeps is seen at its next wake, within half a lease, so before the claim can expire, and from then
+ * sleeps is seen at its next look, within half a lease, so before the claim can expire, and from then
  * on the instance polls at every interval and rescues the claim within the lease and a poll, as an
  * awake one does. Should the notifications stop (a lost connection), it polls at every interval.
  */
@@ -39,6 +42,11 @@ final class IdlePace {
     private boolean sleeping;
     private long wakeAtNanos;
 
+    /** The look the last heartbeat carried, not yet taken into account; null for none. */
+    private volatile DurableTaskStore.@Nullable NextEvent carried;
+
+    private final BeatRide ride;
+
     /** After an attempt to sleep found work about, the next attempt waits until nextAttemptNanos. */
     private boolean attemptDeferred;
 
@@ -54,6 +62,13 @@ final class IdlePace {
         this.handlers = poll.handlerNames();
         this.ticker = ticker;
         this.idleNanos = idleInterval(settings).toNanos();
+        this.ride = store.nextEventRide(handlers, next -> carried = next);
+    }
+
+    /** The look for the next heartbeat to carry while sleeping, null while awake; see {@link BeatRide}. */
+    @Nullable
+    BeatRide ride() {
+        return sleeping ? ride : null;
     }
 
     /** The longest sleep: half the lease, so that a claim made meanwhile is seen before it can expire. */
@@ -83,6 +98,13 @@ final class IdlePace {
             wake();
             return false;
         }
+        DurableTaskStore.NextEvent beatLook = carried;
+        carried = null;
+        if (beatLook != null) {
+            sleeping = false;
+            attemptDeferred = false;
+            return settle(beatLook, now);
+        }
         if (now - wakeAtNanos < 0) {
             return true;
         }
@@ -102,7 +124,11 @@ final class IdlePace {
         if (attemptDeferred && now - nextAttemptNanos < 0) {
             return false;
         }
-        DurableTaskStore.NextEvent next = store.nextEvent(handlers);
+        return settle(store.nextEvent(handlers), now);
+    }
+
+    /** Sleeps unless {@code next}, looked at the ticker reading {@code now}, shows work about. */
+    private boolean settle(DurableTaskStore.NextEvent next, long now) {
         Instant dbNow = next.now();
         long untilDue = Long.MAX_VALUE;
         if (next.nextDue() != null && dbNow != null) {
@@ -116,7 +142,9 @@ final class IdlePace {
             return false;
         }
         sleeping = true;
-        wakeAtNanos = now + Math.min(untilDue, idleNanos);
+        // the heartbeat brings the next look within the idle interval; this is for a beat that fails
+        wakeAtNanos =
+                now + Math.min(untilDue, idleNanos + 2 * settings.pollInterval().toNanos());
         poll.countIfDue(COUNT_EVERY_NANOS);
         return true;
     }
@@ -134,6 +162,7 @@ final class IdlePace {
     /** Ends a sleep: a full poll follows. Requests made from now on are kept for the next sleep. */
     private void wake() {
         sleeping = false;
+        carried = null;
         attemptDeferred = false;
         wakeRequest.set(Long.MAX_VALUE);
     }
