@@ -252,6 +252,17 @@ public abstract class JdbcDialect {
     }
 
     /**
+     * Returns an UPDATE's condition for the rows of {@code table} that meet {@code condition} and that
+     * no other transaction holds: by default those rows selected with {@code FOR UPDATE SKIP LOCKED},
+     * so that an update of many rows (a lease renewal) never waits for, nor deadlocks with, a
+     * transaction that locks several of them (a group of starts or completions). A dialect whose
+     * groups lock one row at a time may return {@code condition} as is.
+     */
+    public String unlockedRows(String table, String condition) {
+        return "id IN (SELECT id FROM " + table + " WHERE " + condition + forUpdateSkipLocked() + ")";
+    }
+
+    /**
      * Returns a condition that {@code column} equals one of a set of values, bound by {@link #bind}
      * from one {@code String[]} of {@code count} values.
      */

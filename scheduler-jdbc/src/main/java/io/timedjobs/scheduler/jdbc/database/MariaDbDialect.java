@@ -194,6 +194,16 @@ final class MariaDbDialect extends JdbcDialect {
      * The loser was rolled back whole, so it runs again, outside a caller's transaction.
      */
     /**
+     * The condition as is: MariaDB cannot select from the table an UPDATE changes, and here starts and
+     * completions each lock one row (see {@link #batchCountsRows}), so a renewal cannot deadlock with
+     * a group; with a single row's transaction it may, and {@link #update} runs the loser again.
+     */
+    @Override
+    public String unlockedRows(String table, String condition) {
+        return condition;
+    }
+
+    /**
      * MariaDB Connector/J may answer a batch with "success, count unknown" for every statement, so a
      * group of completions could not tell which were accepted: each is written alone.
      */

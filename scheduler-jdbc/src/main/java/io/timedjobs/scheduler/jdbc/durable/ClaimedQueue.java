@@ -62,6 +62,25 @@ final class ClaimedQueue {
         return removed;
     }
 
+    /**
+     * Removes up to {@code max} entries whose task matches, cancelling their timers; returns their
+     * tasks. A timer firing meanwhile finds its entry gone and does not run it.
+     */
+    List<ClaimedTask> removeUpTo(Predicate<ClaimedTask> condition, int max) {
+        List<ClaimedTask> removed = new ArrayList<>();
+        for (Map.Entry<Long, Entry> each : entries.entrySet()) {
+            if (removed.size() >= max) {
+                break;
+            }
+            Entry entry = each.getValue();
+            if (condition.test(entry.task) && entries.remove(each.getKey(), entry)) {
+                entry.cancel();
+                removed.add(entry.task);
+            }
+        }
+        return removed;
+    }
+
     /** Removes every entry, cancelling the timers. */
     void clear() {
         removeIf(task -> true);

@@ -37,10 +37,15 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *    instance lacks, and counts what waits: DurableTaskPoll, one statement a step, which returns what
  *    it claimed for this engine to queue.
  * 2. Each claimed task goes into a LeaderFollowerScheduler at the local instant at which the database's
- *    clock reaches its due time. The runner then starts it under its claim version (the start fence),
- *    so a task cancelled, replaced or taken over since the claim never runs in its old form. The
- *    start is written up to twice a database round trip ahead of the due instant (at most 20 ms),
- *    and the worker then waits for the instant, so that the round trip does not make the task late.
+ *    clock reaches its due time (TaskStarts). The runner then starts it under its claim version (the
+ *    start fence), so a task cancelled, replaced or taken over since the claim never runs in its old
+ *    form; tasks due together start as a group, one commit. The start is written up to twice a
+ *    database round trip ahead of the due instant (at most 20 ms), and the worker then waits for the
+ *    instant, so that the round trip does not make the task late. Completions go in groups as well
+ *    (DurableOutcomes, CompletionGroup).
+ * 2b. With nothing due or claimed for its handlers, the instance sleeps between polls on PostgreSQL
+ *    (IdlePace), looking for work within its heartbeat, and hears of tasks scheduled elsewhere through
+ *    LISTEN/NOTIFY (TaskAnnouncements).
  * 3. A task scheduled on this instance within the lookahead is claimed here right after its
  *    transaction commits (handed to a worker, outside the caller's transaction), not at the next
  *    poll. If this instance dies in between, the row is still PENDING or its lease expires.
@@ -54,9 +59,6 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public final class DurableTaskEngine {
 
     private static final Log logger = LogFactory.getLog(DurableTaskEngine.class);
-
-    /** The longest a worker writes a start ahead of its task's due instant and then waits. */
-    private static final Duration MAX_START_AHEAD = Duration.ofMillis(20);
 
     private final DurableTaskStore store;
     private final DurableTaskRunner runner;
@@ -83,6 +85,8 @@ public final class DurableTaskEngine {
     private final IdlePace pace;
 
     private final TaskAnnouncements announcements;
+
+    private final TaskStarts starts;
 
     DurableTaskEngine(
             ClusterDatabase database,
@@ -124,6 +128,12 @@ public final class DurableTaskEngine {
         this.poll = poll;
         this.runner = runner;
         this.pace = new IdlePace(store, poll, settings, databaseClock.ticker());
+        this.starts = new TaskStarts(
+                queued,
+                runner,
+                databaseClock,
+                settings.poolSize(),
+                database.dialect().batchCountsRows());
         this.announcements = new TaskAnnouncements(
                 database,
                 listen,
@@ -228,7 +238,7 @@ public final class DurableTaskEngine {
         }
         shutDown(workers, timeout);
         try {
-            runner.writeDeferred();
+            runner.writeAll();
         } catch (DataAccessException e) {
             logger.warn(
                     runner.deferredCount() + " durable task outcomes could not be written at shutdown;"
@@ -323,28 +333,7 @@ public final class DurableTaskEngine {
         if (engine == null || stopping) {
             return; // stop() releases it
         }
-        Instant localDue = databaseClock.notBeforeLocal(task.dueAt()); // never early: see DatabaseClock
-        long delayNanos = Duration.between(databaseClock.localClock().instant(), localDue)
-                .minus(startAhead())
-                .toNanos();
-        queued.add(task, delayNanos, engine, claimed -> fire(claimed, localDue));
-    }
-
-    /**
-     * How long before its due instant a task's fenced start is written, so that the start's round
-     * trip does not make the handler late: twice the database round trip last measured (four times
-     * the clock's error, which is half a round trip), at most {@link #MAX_START_AHEAD}. The handler
-     * itself never starts before its due instant.
-     */
-    private Duration startAhead() {
-        Duration ahead = databaseClock.error().multipliedBy(4);
-        return ahead.compareTo(MAX_START_AHEAD) > 0 ? MAX_START_AHEAD : ahead;
-    }
-
-    private void fire(ClaimedTask task, Instant localDue) {
-        if (!stopping) {
-            runner.run(task, localDue);
-        }
+        starts.enqueue(task, engine, () -> !stopping);
     }
 
     /**

@@ -8,36 +8,32 @@ import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Thread-safe; called on the in-memory engine's workers, many tasks at once. Runs one claimed task:
- * the fenced start, the handler (inside the completion's transaction when it asks for it), then the
- * fenced completion or failure.
+ * Thread-safe; called on the in-memory engine's workers, many tasks at once. Runs one claimed task
+ * (or starts a group of them, see {@link TaskStarts}): the fenced start, the handler (inside the
+ * completion's transaction when it asks for it), then the fenced completion or failure, which {@link
+ * DurableOutcomes} writes.
  *
  * <p>When the database cannot be reached at the start, the task runs all the same as long as this
- * instance's lease is still held (by the {@link LeaseDeadline} the poll keeps) (nobody else can take it over before the lease ends); its outcome
- * then waits in {@link #deferred} until the next poll writes it. Each of those calls waits on the
- * database at most the database timeout (see {@code ClusterDatabase#jdbc()}), on the engine's own
- * workers, never on the workers of {@code @Scheduled} jobs.
- *
- * <p>An outcome refused by its fence after this instance's leases lapsed (a pause of the process or
- * an outage longer than the lease, see {@link LeaseDeadline#lapses()}) means another instance may have
- * taken the task over and run it again: that is logged at WARN. Other refusals (the task was
- * cancelled or replaced meanwhile) stay at INFO.
+ * instance's lease is still held (by the {@link LeaseDeadline} the poll keeps): nobody else can take
+ * it over before the lease ends; its outcome then waits until the next poll writes it. Each of those
+ * calls waits on the database at most the database timeout (see {@code ClusterDatabase#jdbc()}), on
+ * the engine's own workers, never on the workers of {@code @Scheduled} jobs.
  */
 final class DurableTaskRunner {
 
@@ -69,11 +65,8 @@ final class DurableTaskRunner {
      */
     private final Set<String> endedSincePoll = ConcurrentHashMap.newKeySet();
 
-    /** Outcomes the database could not take when they happened, written at the next poll. */
-    private final Queue<DeferredOutcome> deferred = new ConcurrentLinkedQueue<>();
-
-    /** One-off completions outside a handler's transaction, written in groups; null where not grouped. */
-    private final @Nullable CompletionGroup completions;
+    /** Where outcomes are written, kept when the database cannot take them, and refusals reported. */
+    private final DurableOutcomes outcomes;
 
     final LongAdder completed = new LongAdder();
     final LongAdder failed = new LongAdder();
@@ -105,7 +98,15 @@ final class DurableTaskRunner {
         this.completionTransaction = completionTransaction;
         this.leases = leases;
         this.outages = outages;
-        this.completions = groupsCompletions ? new CompletionGroup(this::writeCompletions) : null;
+        this.outcomes = new DurableOutcomes(
+                store,
+                history,
+                leases,
+                owner,
+                outages,
+                fenced,
+                groupsCompletions,
+                one -> completeRecorded(one.task(), one.run(), one.lapsesAtStart()));
         handlers.forEach((name, handler) -> {
             if (handler.runsInCompletionTransaction() && completionTransaction == null) {
                 throw new IllegalArgumentException("Durable task handler '" + name
@@ -130,7 +131,82 @@ final class DurableTaskRunner {
             fenced.increment();
             return false;
         }
+        return runStarted(claimed, notBefore, lapses, System.nanoTime());
+    }
+
+    private boolean stillHeld(ClaimedTask claimed) {
+        try {
+            return store.renewStarted(claimed, owner, settings.lease());
+        } catch (DataAccessException e) {
+            databaseFailed(e);
+            return leases.held();
+        }
+    }
+
+    /** The lapses of this instance's leases so far, read before a start: see {@link #runStarted}. */
+    long lapses() {
+        return leases.lapses();
+    }
+
+    /**
+     * Starts several claimed tasks due at once, their fenced starts as one batch in one transaction
+     * (one commit); returns those started, each to be run by {@link #runStarted} with {@code lapses},
+     * read before the starts. A task whose handler is not here is handed back. When the batch loses a
+     * deadlock or its counts are unknown, each is started alone; when the database cannot be reached,
+     * they run as long as this instance's lease holds, as a single start would.
+     */
+    List<ClaimedTask> startAll(List<ClaimedTask> group) {
+        List<ClaimedTask> known = new ArrayList<>();
+        for (ClaimedTask claimed : group) {
+            if (handlers.containsKey(claimed.handler())) {
+                known.add(claimed);
+            } else {
+                store.release(claimed, owner);
+            }
+        }
+        int[] counts;
+        try {
+            counts = store.startAll(known, owner, settings.lease());
+        } catch (PessimisticLockingFailureException | DurableTaskStore.UnknownRowCounts e) {
+            counts = new int[known.size()];
+            for (int i = 0; i < known.size(); i++) {
+                counts[i] = start(known.get(i)) ? 1 : 0;
+            }
+        } catch (DataAccessException e) {
+            databaseFailed(e);
+            counts = new int[known.size()];
+            java.util.Arrays.fill(counts, leases.held() ? 1 : 0);
+        }
+        List<ClaimedTask> started = new ArrayList<>();
+        for (int i = 0; i < known.size(); i++) {
+            if (counts[i] == 1) {
+                started.add(known.get(i));
+                running.add(known.get(i)); // held from its start, though it may wait for a worker
+            } else {
+                fenced.increment();
+            }
+        }
+        return started;
+    }
+
+    /**
+     * Runs a task whose fenced start went through (or was let pass under a held lease) at the ticker
+     * reading {@code startedNanos}; returns whether its handler ran. One that waited for a worker
+     * longer than a renewal interval may no longer be covered by its lease: it runs only once the
+     * database renewed it as still this instance's.
+     */
+    boolean runStarted(ClaimedTask claimed, Instant notBefore, long lapses, long startedNanos) {
+        DurableTaskHandler<?> handler = java.util.Objects.requireNonNull(handlers.get(claimed.handler()));
+        if (System.nanoTime() - startedNanos > settings.lease().toNanos() / DurableTaskPoll.RENEWALS_PER_LEASE
+                && !stillHeld(claimed)) {
+            running.remove(claimed);
+            fenced.increment();
+            logger.info("Durable task " + describe(claimed) + " (id " + claimed.id() + ") waited for a worker past"
+                    + " its lease and was taken over meanwhile; it does not run here");
+            return false;
+        }
         if (claimed.schedule() != null && skipMissed(claimed, lapses)) {
+            running.remove(claimed);
             return false;
         }
         running.add(claimed);
@@ -197,10 +273,10 @@ final class DurableTaskRunner {
             } else {
                 invoke(handler, task, claimed.traceParent());
                 FinishedRun run = finished(claimed, attempt, began, RunOutcome.SUCCEEDED, null);
-                if (completions != null && claimed.schedule() == null) {
-                    completions.add(new CompletionGroup.Completion(claimed, run, lapsesAtStart));
+                if (claimed.schedule() == null) {
+                    outcomes.complete(new CompletionGroup.Completion(claimed, run, lapsesAtStart));
                 } else {
-                    record(claimed, () -> completeRecorded(claimed, run, lapsesAtStart));
+                    outcomes.record(() -> completeRecorded(claimed, run, lapsesAtStart));
                 }
             }
             completed.increment();
@@ -211,10 +287,8 @@ final class DurableTaskRunner {
             // the error only (class and message, cut to fit), never the payload
             RunOutcome outcome = attempt >= settings.maxAttempts() ? RunOutcome.FAILED : RunOutcome.RETRIED;
             FinishedRun run = finished(claimed, attempt, began, outcome, RunHistory.errorSummary(cause));
-            record(
-                    claimed,
-                    () -> history.complete(
-                            () -> fail(claimed, attempt, String.valueOf(cause), lapsesAtStart), run, false));
+            outcomes.record(() ->
+                    history.complete(() -> fail(claimed, attempt, String.valueOf(cause), lapsesAtStart), run, false));
         }
     }
 
@@ -280,7 +354,7 @@ final class DurableTaskRunner {
         boolean accepted = claimed.schedule() == null
                 ? via.completeOnce(claimed)
                 : via.completeRecurring(claimed, nextFire(claimed), null);
-        refused(claimed, accepted, "completed", lapsesAtStart);
+        outcomes.refused(claimed, accepted, "completed", lapsesAtStart);
         return accepted;
     }
 
@@ -289,7 +363,7 @@ final class DurableTaskRunner {
         boolean accepted = claimed.schedule() == null
                 ? store.completeOnce(claimed, history, run)
                 : store.completeRecurring(claimed, nextFire(claimed), history, run);
-        refused(claimed, accepted, "completed", lapsesAtStart);
+        outcomes.refused(claimed, accepted, "completed", lapsesAtStart);
         return accepted;
     }
 
@@ -301,7 +375,7 @@ final class DurableTaskRunner {
         } else {
             accepted = store.fail(claimed, terminal, error, settings.backoff(attempt));
         }
-        refused(claimed, accepted, "failed", lapsesAtStart);
+        outcomes.refused(claimed, accepted, "failed", lapsesAtStart);
         return accepted;
     }
 
@@ -317,9 +391,9 @@ final class DurableTaskRunner {
         }
         logger.info("Durable task " + claimed.handler() + "/" + claimed.key() + " missed fires from " + claimed.fireAt()
                 + "; its catch-up (" + schedule.catchUpPolicy() + ") moves it to " + target);
-        record(claimed, () -> {
+        outcomes.record(() -> {
             boolean accepted = store.completeRecurring(claimed, target, null);
-            refused(claimed, accepted, "moved past missed fires", lapsesAtStart);
+            outcomes.refused(claimed, accepted, "moved past missed fires", lapsesAtStart);
             return accepted;
         });
         return true;
@@ -334,22 +408,6 @@ final class DurableTaskRunner {
         Instant now = clock.instant();
         Instant after = now.isAfter(claimed.fireAt()) ? now : claimed.fireAt();
         return schedule.next(claimed.fireAt(), after);
-    }
-
-    private void refused(ClaimedTask claimed, boolean accepted, String outcome, long lapsesAtStart) {
-        if (accepted) {
-            return;
-        }
-        fenced.increment();
-        String task = "Durable task " + claimed.handler() + "/" + claimed.key() + " (id " + claimed.id() + ")";
-        if (leases.lapses() != lapsesAtStart || !leases.held()) {
-            logger.warn(task + " " + outcome + " after its claim was taken over; it may have run again elsewhere"
-                    + " (the leases of instance " + owner + " lapsed while it ran: a pause of the process or a"
-                    + " database out of reach for longer than the lease); its outcome here was refused");
-        } else {
-            logger.info("The outcome of " + task + " (" + outcome + ") was refused: it was cancelled, changed or"
-                    + " taken over by another instance since it was claimed");
-        }
     }
 
     /** Returns the tasks whose handler runs now, as handler/key: what a lapse of the leases may hand over. */
@@ -376,80 +434,23 @@ final class DurableTaskRunner {
         return task.handler() + "/" + task.key();
     }
 
-    /** Writes an outcome now, or keeps it for the next poll when the database cannot be reached. */
-    private void record(ClaimedTask claimed, DeferredOutcome outcome) {
-        try {
-            outcome.write();
-        } catch (DataAccessException e) {
-            databaseFailed(e);
-            deferred.add(outcome);
-        }
-    }
-
-    /**
-     * Writes one group of completions: one alone as any completion is, several in one transaction
-     * (their fenced deletes as one batch, then the records of those accepted). Never throws: a group
-     * the database does not take is kept, each completion for the next poll to write alone.
-     */
-    private void writeCompletions(List<CompletionGroup.Completion> group) {
-        if (group.size() == 1) {
-            CompletionGroup.Completion one = group.get(0);
-            record(one.task(), () -> completeRecorded(one.task(), one.run(), one.lapsesAtStart()));
-            return;
-        }
-        List<ClaimedTask> tasks =
-                group.stream().map(CompletionGroup.Completion::task).toList();
-        List<FinishedRun> runs =
-                group.stream().map(CompletionGroup.Completion::run).toList();
-        int[] counts;
-        try {
-            counts = history.completeAll(() -> store.completeOnceAll(tasks), runs);
-        } catch (RuntimeException e) {
-            // the database away, a deadlock lost, or counts unknown: nothing was written
-            if (e instanceof DataAccessException access) {
-                databaseFailed(access);
-            }
-            for (CompletionGroup.Completion one : group) {
-                deferred.add(() -> completeRecorded(one.task(), one.run(), one.lapsesAtStart()));
-            }
-            return;
-        }
-        for (int i = 0; i < group.size(); i++) {
-            refused(
-                    group.get(i).task(),
-                    counts[i] == 1,
-                    "completed",
-                    group.get(i).lapsesAtStart());
-        }
-    }
-
-    /**
-     * Writes the completions still waiting for their group, then the outcomes kept while the database
-     * could not be reached; stops at the first error.
-     */
+    /** Writes the outcomes kept while the database could not be reached; stops at the first error. */
     void writeDeferred() {
-        if (completions != null) {
-            completions.writeWaiting();
-        }
-        DeferredOutcome outcome;
-        while ((outcome = deferred.peek()) != null) {
-            outcome.write();
-            deferred.remove(outcome);
-        }
+        outcomes.writeDeferred();
+    }
+
+    /** At stop, after the workers: every outcome not written yet; stops at the first error. */
+    void writeAll() {
+        outcomes.writeAll();
     }
 
     /** Outcomes not written yet: completions waiting for their group, and those kept for the next poll. */
     int deferredCount() {
-        return deferred.size() + (completions == null ? 0 : completions.size());
+        return outcomes.deferredCount();
     }
 
     private void databaseFailed(DataAccessException failure) {
-        outages.failed("durable tasks of " + owner, failure);
-    }
-
-    @FunctionalInterface
-    private interface DeferredOutcome {
-        boolean write();
+        outcomes.databaseFailed(failure);
     }
 
     /** A stored payload that does not read as its handler's payload type. */

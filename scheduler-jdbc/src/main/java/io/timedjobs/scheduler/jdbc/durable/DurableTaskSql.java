@@ -182,12 +182,25 @@ final class DurableTaskSql {
     }
 
     /**
+     * Renews the lease of one started task if it is still this owner's under this version: RUNNING,
+     * or still CLAIMED when its start could not be written (it then runs under the held lease, as the
+     * outcome's fence allows). Binds: lease millis, id, owner, version. One row changed means held.
+     */
+    String renewStarted() {
+        return "UPDATE " + table + " SET lease_until = " + nowPlusMillis
+                + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state IN ('CLAIMED', 'RUNNING')";
+    }
+
+    /**
      * Renews the leases of an owner's claims that end within a bound; those claimed, started or
-     * renewed since are left as they are. Binds: lease millis, owner, bound millis.
+     * renewed since are left as they are, and so are rows another transaction holds (a group being
+     * started, which renews them itself, or completed): the next renewal takes them, a quarter lease
+     * on, when they still have half their lease. Binds: lease millis, owner, bound millis.
      */
     String heartbeat() {
-        return "UPDATE " + table + " SET lease_until = " + nowPlusMillis
-                + " WHERE claimed_by = ? AND state IN ('CLAIMED', 'RUNNING') AND lease_until < " + nowPlusMillis;
+        return "UPDATE " + table + " SET lease_until = " + nowPlusMillis + " WHERE "
+                + dialect.unlockedRows(
+                        table, "claimed_by = ? AND state IN ('CLAIMED', 'RUNNING') AND lease_until < " + nowPlusMillis);
     }
 
     /** Gives back every claim of an owner that has not started. Binds: owner. */

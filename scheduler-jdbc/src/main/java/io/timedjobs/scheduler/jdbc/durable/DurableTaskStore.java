@@ -22,8 +22,12 @@ import java.util.OptionalLong;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.BatchPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Not API: used by the durable engine and by the dashboard's report. Thread-safe. Runs {@link
@@ -42,6 +46,9 @@ public final class DurableTaskStore {
     private final JdbcDialect dialect;
     private final DurableTaskSql sql;
 
+    /** A transaction on the template's data source, for a group of starts; null without one. */
+    private final @Nullable TransactionTemplate transaction;
+
     /** Creates the store of the database's tasks table. */
     public DurableTaskStore(ClusterDatabase database) {
         this(database.dataSource(), database.dialect(), database.tables());
@@ -56,6 +63,9 @@ public final class DurableTaskStore {
         this.jdbc = jdbc;
         this.dialect = dialect;
         this.sql = new DurableTaskSql(dialect, tables);
+        DataSource dataSource = jdbc.getDataSource();
+        this.transaction =
+                dataSource == null ? null : new TransactionTemplate(new DataSourceTransactionManager(dataSource));
     }
 
     /**
@@ -131,6 +141,11 @@ public final class DurableTaskStore {
         return update(sql.start(), lease, task.id(), owner, task.version()) == 1;
     }
 
+    /** Renews a started task's lease if it is still {@code owner}'s under its claim; returns whether. */
+    boolean renewStarted(ClaimedTask task, String owner, Duration lease) {
+        return update(sql.renewStarted(), lease, task.id(), owner, task.version()) == 1;
+    }
+
     /** The fenced completion of a one-off task (its row goes). */
     boolean completeOnce(ClaimedTask task) {
         return update(sql.completeOnce(), task.id(), task.version()) == 1;
@@ -143,15 +158,46 @@ public final class DurableTaskStore {
      * @throws UnknownRowCounts when the driver did not say which rows changed (the caller rolls back)
      */
     int[] completeOnceAll(List<ClaimedTask> tasks) {
-        int[] counts = jdbc.batchUpdate(sql.completeOnce(), new BatchPreparedStatementSetter() {
+        return batch(
+                sql.completeOnce(),
+                tasks.size(),
+                i -> binds(tasks.get(i).id(), tasks.get(i).version()));
+    }
+
+    /**
+     * The fenced starts of several claimed tasks (see {@link #start}) as one JDBC batch in one
+     * transaction: one round trip and one commit. Returns each one's count, 1 where it may run.
+     *
+     * @throws UnknownRowCounts when the driver did not say which rows changed (nothing was written)
+     */
+    int[] startAll(List<ClaimedTask> tasks, String owner, Duration lease) {
+        if (tasks.isEmpty()) {
+            return new int[0];
+        }
+        TransactionTemplate transaction =
+                Objects.requireNonNull(this.transaction, "a store on a template without a data source");
+        int[] counts;
+        try {
+            counts = transaction.execute(status -> batch(
+                    sql.start(),
+                    tasks.size(),
+                    i -> binds(lease, tasks.get(i).id(), owner, tasks.get(i).version())));
+        } catch (TransactionException e) {
+            throw new DataAccessResourceFailureException("Timed Jobs could not start a group of durable tasks", e);
+        }
+        return Objects.requireNonNull(counts, "counts");
+    }
+
+    private int[] batch(String statement, int size, java.util.function.IntFunction<List<@Nullable Object>> binds) {
+        int[] counts = jdbc.batchUpdate(statement, new BatchPreparedStatementSetter() {
             @Override
             public void setValues(PreparedStatement ps, int i) throws SQLException {
-                dialect.bind(ps, binds(tasks.get(i).id(), tasks.get(i).version()));
+                dialect.bind(ps, binds.apply(i));
             }
 
             @Override
             public int getBatchSize() {
-                return tasks.size();
+                return size;
             }
         });
         for (int count : counts) {

@@ -1,0 +1,185 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import io.timedjobs.scheduler.jdbc.database.OutageLog;
+import io.timedjobs.scheduler.jdbc.history.FinishedRun;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+/**
+ * Thread-safe; used by {@link DurableTaskRunner} only, on the engine's workers and its poll thread.
+ * Writes the outcomes of executions: now, in a {@link CompletionGroup} with others, or, when the
+ * database cannot take them, at the next poll ({@link #writeDeferred}); and reports the outcomes the
+ * database refused by their fence.
+ *
+ * <p>A refusal after this instance's leases lapsed (a pause of the process or an outage longer than
+ * the lease, see {@link LeaseDeadline#lapses()}) means another instance may have taken the task over
+ * and run it again: that is logged at WARN. Other refusals (the task was cancelled or replaced
+ * meanwhile) stay at INFO.
+ */
+final class DurableOutcomes {
+
+    private static final Log logger = LogFactory.getLog(DurableTaskRunner.class);
+
+    private final DurableTaskStore store;
+    private final RunHistory history;
+    private final LeaseDeadline leases;
+    private final String owner;
+    private final OutageLog outages;
+    private final LongAdder fenced;
+    private final SingleCompletion single;
+
+    /** Outcomes the database could not take when they happened, written at the next poll. */
+    private final Queue<Outcome> deferred = new ConcurrentLinkedQueue<>();
+
+    /** One-off completions outside a handler's transaction, written in groups; null where not grouped. */
+    private final @Nullable CompletionGroup completions;
+
+    /** An outcome to write; returns whether the database accepted it. */
+    @FunctionalInterface
+    interface Outcome {
+        boolean write();
+    }
+
+    /** Writes one completion alone, with its record; returns whether it was accepted. */
+    @FunctionalInterface
+    interface SingleCompletion {
+        boolean write(CompletionGroup.Completion completion);
+    }
+
+    /**
+     * @param fenced counts the refusals
+     * @param groups whether completions go in groups (the dialect's batches report each count)
+     * @param single writes a completion alone: outside a group, and for a group the database refused
+     */
+    DurableOutcomes(
+            DurableTaskStore store,
+            RunHistory history,
+            LeaseDeadline leases,
+            String owner,
+            OutageLog outages,
+            LongAdder fenced,
+            boolean groups,
+            SingleCompletion single) {
+        this.store = store;
+        this.history = history;
+        this.leases = leases;
+        this.owner = owner;
+        this.outages = outages;
+        this.fenced = fenced;
+        this.single = single;
+        this.completions = groups ? new CompletionGroup(this::writeGroup) : null;
+    }
+
+    /** Writes a one-off task's completion, in a group where completions are grouped. */
+    void complete(CompletionGroup.Completion completion) {
+        if (completions != null) {
+            completions.add(completion);
+        } else {
+            record(() -> single.write(completion));
+        }
+    }
+
+    /** Writes an outcome now, or keeps it for the next poll when the database cannot be reached. */
+    void record(Outcome outcome) {
+        try {
+            outcome.write();
+        } catch (DataAccessException e) {
+            databaseFailed(e);
+            deferred.add(outcome);
+        }
+    }
+
+    /**
+     * Writes one group of completions: one alone as any completion is, several in one transaction
+     * (their fenced deletes as one batch, then the records of those accepted). Never throws: a group
+     * the database does not take is kept, each completion for the next poll to write alone.
+     */
+    private void writeGroup(List<CompletionGroup.Completion> group) {
+        if (group.size() == 1) {
+            record(() -> single.write(group.get(0)));
+            return;
+        }
+        List<ClaimedTask> tasks =
+                group.stream().map(CompletionGroup.Completion::task).toList();
+        List<FinishedRun> runs =
+                group.stream().map(CompletionGroup.Completion::run).toList();
+        int[] counts;
+        try {
+            counts = history.completeAll(() -> store.completeOnceAll(tasks), runs);
+        } catch (RuntimeException e) {
+            // the database away, a deadlock lost, or counts unknown: nothing was written
+            if (e instanceof DataAccessException access) {
+                databaseFailed(access);
+            }
+            for (CompletionGroup.Completion one : group) {
+                deferred.add(() -> single.write(one));
+            }
+            return;
+        }
+        for (int i = 0; i < group.size(); i++) {
+            refused(
+                    group.get(i).task(),
+                    counts[i] == 1,
+                    "completed",
+                    group.get(i).lapsesAtStart());
+        }
+    }
+
+    /**
+     * Writes the outcomes kept while the database could not be reached (at each poll); stops at the
+     * first error, which it throws. Completions waiting for their group are left to the worker that
+     * writes groups: a poll thread that took that over could write for seconds under load, and its
+     * heartbeat would fall silent.
+     */
+    void writeDeferred() {
+        Outcome outcome;
+        while ((outcome = deferred.peek()) != null) {
+            outcome.write();
+            deferred.remove(outcome);
+        }
+    }
+
+    /**
+     * At stop, once the workers are done: writes the completions a writer left behind (it was
+     * interrupted), then the deferred outcomes; stops at the first error, which it throws.
+     */
+    void writeAll() {
+        if (completions != null) {
+            completions.writeWaiting();
+        }
+        writeDeferred();
+    }
+
+    /** Outcomes not written yet: completions waiting for their group, and those kept for the next poll. */
+    int deferredCount() {
+        return deferred.size() + (completions == null ? 0 : completions.size());
+    }
+
+    /** Counts and logs an outcome the database refused by its fence; nothing when {@code accepted}. */
+    void refused(ClaimedTask claimed, boolean accepted, String outcome, long lapsesAtStart) {
+        if (accepted) {
+            return;
+        }
+        fenced.increment();
+        String task = "Durable task " + claimed.handler() + "/" + claimed.key() + " (id " + claimed.id() + ")";
+        if (leases.lapses() != lapsesAtStart || !leases.held()) {
+            logger.warn(task + " " + outcome + " after its claim was taken over; it may have run again elsewhere"
+                    + " (the leases of instance " + owner + " lapsed while it ran: a pause of the process or a"
+                    + " database out of reach for longer than the lease); its outcome here was refused");
+        } else {
+            logger.info("The outcome of " + task + " (" + outcome + ") was refused: it was cancelled, changed or"
+                    + " taken over by another instance since it was claimed");
+        }
+    }
+
+    void databaseFailed(DataAccessException failure) {
+        outages.failed("durable tasks of " + owner, failure);
+    }
+}
