@@ -36,7 +36,7 @@ public final class TaskNotifications {
     private final ClusterDatabase database;
     private final String channel;
     private final Duration retry;
-    private final Consumer<String> notified;
+    private final Consumer<List<String>> notified;
     private final Runnable reconnected;
     private final String name;
 
@@ -45,7 +45,11 @@ public final class TaskNotifications {
     private @Nullable Thread thread;
 
     private TaskNotifications(
-            ClusterDatabase database, String name, Duration retry, Consumer<String> notified, Runnable reconnected) {
+            ClusterDatabase database,
+            String name,
+            Duration retry,
+            Consumer<List<String>> notified,
+            Runnable reconnected) {
         this.database = database;
         this.channel = channel(database.tables());
         this.name = name;
@@ -60,11 +64,16 @@ public final class TaskNotifications {
      *
      * @param name the instance's name, for the thread's and the log's
      * @param retry how long to wait before reconnecting after a lost connection
-     * @param notified called on the listening thread with each payload
+     * @param notified called on the listening thread with the payloads received together (at least
+     *     one): many tasks scheduled in one transaction arrive at once, and are handled at once
      * @param reconnected called on the listening thread each time it listens again after a loss
      */
     public static @Nullable TaskNotifications of(
-            ClusterDatabase database, String name, Duration retry, Consumer<String> notified, Runnable reconnected) {
+            ClusterDatabase database,
+            String name,
+            Duration retry,
+            Consumer<List<String>> notified,
+            Runnable reconnected) {
         if (database.dialect().notifySql() == null || !PostgresListen.driverPresent()) {
             return null;
         }
@@ -127,8 +136,9 @@ public final class TaskNotifications {
                 }
                 reconnected.run();
                 while (!stopped) {
-                    for (String payload : PostgresListen.await(connection, WAIT_MILLIS)) {
-                        deliver(payload);
+                    List<String> payloads = PostgresListen.await(connection, WAIT_MILLIS);
+                    if (!payloads.isEmpty()) {
+                        deliver(payloads);
                     }
                 }
             } catch (SQLException | RuntimeException e) {
@@ -149,11 +159,11 @@ public final class TaskNotifications {
         }
     }
 
-    private void deliver(String payload) {
+    private void deliver(List<String> payloads) {
         try {
-            notified.accept(payload);
+            notified.accept(payloads);
         } catch (RuntimeException e) {
-            logger.warn("A durable task notification '" + payload + "' could not be handled on " + name, e);
+            logger.warn(payloads.size() + " durable task notifications could not be handled on " + name, e);
         }
     }
 

@@ -144,7 +144,7 @@ public final class DurableTaskEngine {
                 databaseClock,
                 pace,
                 handlers.keySet(),
-                this::claimHere);
+                this::claimDueHere);
         heartbeat.setBeatRide(this::beatRide);
         heartbeat.addPollAction(this::poll);
         heartbeat.addPollAction(runner::polled);
@@ -370,6 +370,19 @@ public final class DurableTaskEngine {
                 thread.execute(claim);
             } catch (RejectedExecutionException e) {
                 // stopping: the next poll of any instance claims it
+            }
+        }
+    }
+
+    /** On the listening thread, for tasks announced due within the lookahead: one batch claim. */
+    private void claimDueHere() {
+        synchronized (claimLock) {
+            if (!stopping && workers != null && heartbeat.registered()) {
+                try {
+                    poll.claimDue(queued.size()).forEach(this::enqueue);
+                } catch (DataAccessException e) {
+                    failed(e);
+                }
             }
         }
     }

@@ -101,13 +101,7 @@ final class DurableTaskPoll {
             List<ClaimedTask> expired = store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize());
             rescued.add(expired.size());
             taken.addAll(expired);
-            List<ClaimedTask> due;
-            do {
-                due = store.claimDue(owner, settings.lookahead(), settings.lease(), handlerNames, settings.batchSize());
-                claimed.add(due.size());
-                taken.addAll(due);
-            } while (due.size() == settings.batchSize()
-                    && queued + taken.size() < MAX_QUEUED_BATCHES * settings.batchSize());
+            taken.addAll(claimDue(queued + taken.size()));
             warnAboutForeignHandlers();
             countIfDue(COUNT_INTERVAL_NANOS);
             return new Outcome(taken, null);
@@ -133,6 +127,23 @@ final class DurableTaskPoll {
         leases.renewed(before, leaseNanos);
         lastRenewalNanos = before;
         renewedOnce = true;
+    }
+
+    /**
+     * Claims what is due within the lookahead, batch after batch while batches come back full, up to
+     * {@value #MAX_QUEUED_BATCHES} batches waiting here in all, given how many already wait. Throws
+     * the first database failure.
+     */
+    List<ClaimedTask> claimDue(int queued) {
+        List<ClaimedTask> taken = new ArrayList<>();
+        List<ClaimedTask> due;
+        do {
+            due = store.claimDue(owner, settings.lookahead(), settings.lease(), handlerNames, settings.batchSize());
+            claimed.add(due.size());
+            taken.addAll(due);
+        } while (due.size() == settings.batchSize()
+                && queued + taken.size() < MAX_QUEUED_BATCHES * settings.batchSize());
+        return taken;
     }
 
     /** Counts the pending tasks if the last count is at least {@code intervalNanos} old. */

@@ -6,8 +6,8 @@ import io.timedjobs.scheduler.jdbc.database.TaskNotifications;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Set;
-import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,8 +18,10 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>a task scheduled (or rescheduled) here that this instance does not claim right after commit,
  *       due before a sleeping instance would look again on its own, is announced in the scheduling
- *       transaction (delivered at its commit, never before); an instance with its handler claims it
- *       at once if it is due within the lookahead, or wakes the lookahead before its due time;
+ *       transaction (delivered at its commit, never before); an instance with its handler claims
+ *       what is due within the lookahead at once, in one batch claim for all the announcements it
+ *       received together (a transaction of a thousand tasks is one claim, not a thousand), or
+ *       wakes the lookahead before the earliest due time;
  *   <li>claims handed back at a stop are announced, and every instance wakes for a full poll.
  * </ul>
  *
@@ -37,7 +39,7 @@ final class TaskAnnouncements {
     private final DatabaseClock clock;
     private final IdlePace pace;
     private final Set<String> handlers;
-    private final LongConsumer claimHere;
+    private final Runnable claimDue;
     private final Duration announceWithin;
     private final @Nullable TaskNotifications listener;
 
@@ -51,7 +53,7 @@ final class TaskAnnouncements {
             DatabaseClock clock,
             IdlePace pace,
             Set<String> handlers,
-            LongConsumer claimHere) {
+            Runnable claimDue) {
         this.transactional = transactional;
         this.store = store;
         this.channel = TaskNotifications.channel(database.tables());
@@ -59,7 +61,7 @@ final class TaskAnnouncements {
         this.clock = clock;
         this.pace = pace;
         this.handlers = Set.copyOf(handlers);
-        this.claimHere = claimHere;
+        this.claimDue = claimDue;
         this.announceWithin = settings.lookahead().plus(IdlePace.idleInterval(settings));
         this.listener = listen && !handlers.isEmpty()
                 ? TaskNotifications.of(database, owner, settings.pollInterval(), this::received, pace::wakeNow)
@@ -98,30 +100,40 @@ final class TaskAnnouncements {
         store.announce(channel, POLL);
     }
 
-    /** On the listening thread: what another instance announced. */
-    private void received(String payload) {
-        if (POLL.equals(payload)) {
-            pace.wakeNow();
-            return;
+    /** On the listening thread: what other instances announced, received together. */
+    private void received(List<String> payloads) {
+        Instant now = clock.now();
+        boolean claimNow = false;
+        Instant earliest = null;
+        for (String payload : payloads) {
+            if (POLL.equals(payload)) {
+                pace.wakeNow();
+                continue;
+            }
+            String[] parts = payload.split(" ", 3);
+            if (parts.length != 3 || !handlers.contains(parts[2])) {
+                continue; // another handler's task, or a payload of another version: the poll finds it
+            }
+            Instant claimFrom;
+            try {
+                claimFrom = Instant.EPOCH
+                        .plus(Long.parseLong(parts[1]), ChronoUnit.MICROS)
+                        .minus(settings.lookahead());
+            } catch (NumberFormatException | ArithmeticException e) {
+                pace.wakeNow();
+                continue;
+            }
+            if (!claimFrom.isAfter(now)) {
+                claimNow = true;
+            } else if (earliest == null || claimFrom.isBefore(earliest)) {
+                earliest = claimFrom;
+            }
         }
-        String[] parts = payload.split(" ", 3);
-        if (parts.length != 3 || !handlers.contains(parts[2])) {
-            return; // another handler's task, or a payload of another version: the poll finds it
+        if (earliest != null) {
+            pace.wakeBy(clock.ticker().read() + clock.nanosUntil(earliest.minus(settings.pollInterval())));
         }
-        long id;
-        Instant due;
-        try {
-            id = Long.parseLong(parts[0]);
-            due = Instant.EPOCH.plus(Long.parseLong(parts[1]), ChronoUnit.MICROS);
-        } catch (NumberFormatException | ArithmeticException e) {
-            pace.wakeNow();
-            return;
-        }
-        Instant claimFrom = due.minus(settings.lookahead());
-        if (!claimFrom.isAfter(clock.now())) {
-            claimHere.accept(id);
-        } else {
-            pace.wakeBy(clock.ticker().read() + clock.nanosUntil(claimFrom.minus(settings.pollInterval())));
+        if (claimNow) {
+            claimDue.run();
         }
     }
 

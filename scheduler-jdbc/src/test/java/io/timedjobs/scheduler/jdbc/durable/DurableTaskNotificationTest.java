@@ -145,6 +145,39 @@ class DurableTaskNotificationTest {
     }
 
     /**
+     * Two hundred tasks scheduled elsewhere in one transaction arrive together, and the listening
+     * instance claims them in a few batch claims, not one claim each.
+     */
+    @Test
+    void shouldClaimTasksAnnouncedTogetherInBatches() {
+        HikariDataSource pool = DurableTestSupport.newPostgres(16);
+        pools.add(pool);
+        StatementLog log = new StatementLog(pool);
+        ClusterDatabase database = ClusterDatabase.of(log.dataSource(), TableNames.defaults());
+        DurableTestSupport.database(log.dataSource());
+        RecordingHandler sleeperHandler = new RecordingHandler();
+        DurableTaskSettings hourly = settings(Duration.ofSeconds(5), Duration.ofHours(1), Duration.ofHours(2));
+        DurableTaskEngine sleeper = engine(database, "sleeper", sleeperHandler, hourly);
+        DurableTaskEngine producer =
+                engine(ClusterDatabase.of(pool, TableNames.defaults()), "producer", new RecordingHandler(), hourly);
+        sleeper.start();
+        await().atMost(WAIT).until(sleeper::listening);
+        log.clear();
+
+        int count = 200;
+        new TransactionTemplate(new DataSourceTransactionManager(pool)).executeWithoutResult(s -> {
+            for (int i = 0; i < count; i++) {
+                producer.tasks().schedule("mail", "t" + i, Duration.ofMillis(500), null);
+            }
+        });
+
+        await().atMost(WAIT).until(() -> sleeperHandler.totalRuns() == count);
+        assertThat(log.containing("SKIP LOCKED").size())
+                .as("claim statements for %d tasks announced together", count)
+                .isLessThanOrEqualTo(10);
+    }
+
+    /**
      * A task due beyond the lookahead, scheduled elsewhere while an instance sleeps (it would look
      * again only in 15 s), is claimed by it ahead of its due time.
      */
