@@ -349,16 +349,23 @@ public final class DurableTaskEngine {
                 || due.isAfter(databaseClock.now().plus(settings.lookahead()))) {
             return false;
         }
-        Runnable claim = () -> claimHere(id);
-        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            handOff(() -> claimHere(id));
+        } else if (!TransactionSynchronizationManager.hasResource(claimLock)) {
+            // once per transaction: one batch claim after its commit takes every task it scheduled
+            // within the lookahead, where a claim each would cost a statement each
+            TransactionSynchronizationManager.bindResource(claimLock, Boolean.TRUE);
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
                 public void afterCommit() {
-                    handOff(claim);
+                    handOff(DurableTaskEngine.this::claimDueHere);
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    TransactionSynchronizationManager.unbindResourceIfPossible(claimLock);
                 }
             });
-        } else {
-            handOff(claim);
         }
         return true;
     }
@@ -374,7 +381,10 @@ public final class DurableTaskEngine {
         }
     }
 
-    /** On the listening thread, for tasks announced due within the lookahead: one batch claim. */
+    /**
+     * One batch claim of what is due within the lookahead: on the listening thread for tasks announced
+     * by others, on a worker after a transaction that scheduled tasks here.
+     */
     private void claimDueHere() {
         synchronized (claimLock) {
             if (!stopping && workers != null && heartbeat.registered()) {

@@ -6,9 +6,13 @@ import io.timedjobs.scheduler.jdbc.database.TaskNotifications;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Used by {@link DurableTaskEngine} only; thread-safe. What instances tell each other about tasks
@@ -90,9 +94,34 @@ final class TaskAnnouncements {
      * after commit, if it is due before a sleeping instance would look again on its own.
      */
     void scheduled(String handler, long id, Instant due) {
-        if (!due.isAfter(clock.now().plus(announceWithin))) {
-            transactional.announce(channel, format(id, due, handler));
+        if (due.isAfter(clock.now().plus(announceWithin))) {
+            return;
         }
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            transactional.announce(channel, format(id, due, handler));
+            return;
+        }
+        // In a transaction: one announcement per handler, its earliest due time, sent just before the
+        // commit. Listeners claim in batches, so a thousand tasks scheduled together cost one.
+        @SuppressWarnings("unchecked")
+        Map<String, Instant> earliest = (Map<String, Instant>) TransactionSynchronizationManager.getResource(this);
+        if (earliest == null) {
+            Map<String, Instant> created = new HashMap<>();
+            TransactionSynchronizationManager.bindResource(this, created);
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void beforeCommit(boolean readOnly) {
+                    created.forEach((name, first) -> transactional.announce(channel, format(0, first, name)));
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    TransactionSynchronizationManager.unbindResourceIfPossible(TaskAnnouncements.this);
+                }
+            });
+            earliest = created;
+        }
+        earliest.merge(handler, due, (one, other) -> one.isBefore(other) ? one : other);
     }
 
     /** Announces that claims were handed back, for every sleeping instance to poll. */
@@ -137,7 +166,10 @@ final class TaskAnnouncements {
         }
     }
 
-    /** The payload of a task: its id, its due time in microseconds since the epoch, its handler. */
+    /**
+     * The payload of a task: its id (0 for the earliest of several scheduled in one transaction), its
+     * due time in microseconds since the epoch, its handler.
+     */
     static String format(long id, Instant due, String handler) {
         return id + " " + ChronoUnit.MICROS.between(Instant.EPOCH, due) + " " + handler;
     }

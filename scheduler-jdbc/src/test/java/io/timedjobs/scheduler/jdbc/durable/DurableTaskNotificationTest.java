@@ -178,6 +178,45 @@ class DurableTaskNotificationTest {
     }
 
     /**
+     * Tasks scheduled in one transaction cost one statement for all, not one each, besides their
+     * writes: those due within the lookahead are claimed here by one batch claim after the commit,
+     * and those due beyond it are announced by one notification, sent before the commit.
+     */
+    @Test
+    void shouldClaimAndAnnounceTasksScheduledInOneTransactionOnce() {
+        HikariDataSource pool = DurableTestSupport.newPostgres(16);
+        pools.add(pool);
+        StatementLog log = new StatementLog(pool);
+        ClusterDatabase database = ClusterDatabase.of(log.dataSource(), TableNames.defaults());
+        DurableTestSupport.database(log.dataSource());
+        RecordingHandler handler = new RecordingHandler();
+        DurableTaskEngine engine = engine(
+                database,
+                "scheduler",
+                handler,
+                settings(Duration.ofSeconds(5), Duration.ofHours(1), Duration.ofHours(2)));
+        engine.start();
+        await().atMost(WAIT).until(engine::listening);
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(log.dataSource()));
+        log.clear();
+
+        transaction.executeWithoutResult(s -> {
+            for (int i = 0; i < 50; i++) {
+                engine.tasks().schedule("mail", "soon" + i, Duration.ofMillis(300), null);
+                engine.tasks().schedule("mail", "later" + i, Duration.ofSeconds(8), null);
+            }
+        });
+
+        await().atMost(WAIT).until(() -> handler.totalRuns() == 50);
+        assertThat(log.containing("pg_notify")).as("announcements").hasSize(1);
+        assertThat(log.containing("SKIP LOCKED").size()).as("claims").isLessThanOrEqualTo(4);
+        // the later ones are left to the poll the announcement wakes, an hour on with these settings
+        assertThat(engine.tasks().find(DurableTaskQuery.all().limit(1000)))
+                .filteredOn(task -> task.key().startsWith("later"))
+                .hasSize(50);
+    }
+
+    /**
      * A task due beyond the lookahead, scheduled elsewhere while an instance sleeps (it would look
      * again only in 15 s), is claimed by it ahead of its due time.
      */
