@@ -1,9 +1,9 @@
 package io.timedjobs.benchmarks.cluster;
 
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.durable.DurableTask;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskHandler;
-import io.timedjobs.scheduler.jdbc.database.TableNames;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;

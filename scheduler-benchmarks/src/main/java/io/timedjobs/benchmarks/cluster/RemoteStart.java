@@ -59,7 +59,8 @@ public final class RemoteStart {
                     boolean listen = mode == 0;
                     long[] lateness = run(database, tasks, listen);
                     Arrays.sort(lateness);
-                    long early = Arrays.stream(lateness).filter(micros -> micros < 0).count();
+                    long early =
+                            Arrays.stream(lateness).filter(micros -> micros < 0).count();
                     p50.get(mode).add(Stats.percentile(lateness, 0.5) / 1000.0);
                     p99.get(mode).add(Stats.percentile(lateness, 0.99) / 1000.0);
                     System.out.printf(
@@ -106,7 +107,8 @@ public final class RemoteStart {
 
                     @Override
                     public void handle(DurableTask<String> task) {
-                        lateness.add(Duration.between(task.fireAt(), Instant.now()).toNanos() / 1000);
+                        lateness.add(
+                                Duration.between(task.fireAt(), Instant.now()).toNanos() / 1000);
                         done.countDown();
                     }
                 })
