@@ -126,16 +126,18 @@ class RunGateTest {
         Job job = new Job("v", threads);
         scheduler.schedule(job, 0, MILLISECONDS).get(TestDelays.LONG.toMillis(), MILLISECONDS);
         ScheduledFuture<?> repeating = scheduler.scheduleWithFixedDelay(new Job("w"), 0, 1, MILLISECONDS);
-        await().atMost(TestDelays.LONG).until(() -> Collections.frequency(events, "exit w") >= 2);
+        // the repeating job goes on adding while the lists are read: each is read as a copy made under
+        // its lock (iterating a synchronized list as it grows throws ConcurrentModificationException)
+        await().atMost(TestDelays.LONG).until(() -> Collections.frequency(copyOf(events), "exit w") >= 2);
         repeating.cancel(false);
+        List<String> seen = copyOf(events);
+        List<Thread> on = copyOf(threads);
 
-        assertThat(events.subList(0, 3)).containsExactly("enter v", "run v", "exit v");
-        assertThat(threads.subList(0, 3))
-                .as("enter, run and exit on one thread")
-                .containsOnly(threads.get(0));
-        assertThat((Boolean) Thread.class.getMethod("isVirtual").invoke(threads.get(0)))
+        assertThat(seen.subList(0, 3)).containsExactly("enter v", "run v", "exit v");
+        assertThat(on.subList(0, 3)).as("enter, run and exit on one thread").containsOnly(on.get(0));
+        assertThat((Boolean) Thread.class.getMethod("isVirtual").invoke(on.get(0)))
                 .isTrue();
-        assertThat(events.subList(3, 9)).containsExactly("enter w", "run w", "exit w", "enter w", "run w", "exit w");
+        assertThat(seen.subList(3, 9)).containsExactly("enter w", "run w", "exit w", "enter w", "run w", "exit w");
     }
 
     /**
@@ -316,6 +318,12 @@ class RunGateTest {
     }
 
     /** A Runnable that records its runs, by name. */
+    private static <T> List<T> copyOf(List<T> synchronizedList) {
+        synchronized (synchronizedList) {
+            return new ArrayList<>(synchronizedList);
+        }
+    }
+
     private class Job implements Runnable {
         private final String name;
         private final List<Thread> threads;
