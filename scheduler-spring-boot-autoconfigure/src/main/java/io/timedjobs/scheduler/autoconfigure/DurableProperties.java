@@ -37,6 +37,13 @@ public class DurableProperties {
      */
     private boolean listen = true;
 
+    /**
+     * Longest the completion of a one-off durable task waits for others to share its commit. It
+     * widens the at-least-once window by as much: a task whose completion still waits when its
+     * instance dies runs again once its lease ends. 0 writes each completion as its handler returns.
+     */
+    private Duration completionLinger = Duration.ofMillis(100);
+
     public int getMaxAttempts() {
         return maxAttempts;
     }
@@ -75,6 +82,14 @@ public class DurableProperties {
 
     public void setListen(boolean listen) {
         this.listen = listen;
+    }
+
+    public Duration getCompletionLinger() {
+        return completionLinger;
+    }
+
+    public void setCompletionLinger(Duration completionLinger) {
+        this.completionLinger = notNegative(completionLinger, "completion-linger");
     }
 
     public @Nullable Integer getPoolSize() {

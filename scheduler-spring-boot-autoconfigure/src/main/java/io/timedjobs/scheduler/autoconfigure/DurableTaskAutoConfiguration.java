@@ -87,6 +87,7 @@ public class DurableTaskAutoConfiguration {
                 .transactionManager(transactions)
                 .settings(settings(properties))
                 .listen(properties.getDurable().isListen())
+                .completionLinger(properties.getDurable().getCompletionLinger())
                 .history(history.getIfAvailable(() -> RunHistory.disabled(database)))
                 .build();
     }

@@ -90,6 +90,7 @@ class SchedulerPropertiesBindingTest {
                         "timed-jobs.durable.max-backoff=1m",
                         "timed-jobs.durable.batch-size=100",
                         "timed-jobs.durable.pool-size=2",
+                        "timed-jobs.durable.completion-linger=20ms",
                         "timed-jobs.dashboard.enabled=true")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -101,6 +102,7 @@ class SchedulerPropertiesBindingTest {
                     assertThat(properties.getCluster().getLease()).isEqualTo(Duration.ofSeconds(30));
                     assertThat(properties.getCluster().getDatabaseTimeout()).isEqualTo(Duration.ofSeconds(3));
                     assertThat(properties.getDurable().getMaxAttempts()).isEqualTo(3);
+                    assertThat(properties.getDurable().getCompletionLinger()).isEqualTo(Duration.ofMillis(20));
                     assertThat(properties.getDashboard().isEnabled()).isTrue();
                 });
     }

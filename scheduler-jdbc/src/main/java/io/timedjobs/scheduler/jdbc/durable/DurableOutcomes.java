@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.jdbc.durable;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -38,6 +39,9 @@ final class DurableOutcomes {
     /** Outcomes the database could not take when they happened, written at the next poll. */
     private final Queue<Outcome> deferred = new ConcurrentLinkedQueue<>();
 
+    /** The longest a stop waits for a group being written on the completions' timer. */
+    private static final Duration LINGER_STOP_WAIT = Duration.ofSeconds(5);
+
     /** One-off completions outside a handler's transaction, written in groups; null where not grouped. */
     private final @Nullable CompletionGroup completions;
 
@@ -56,6 +60,7 @@ final class DurableOutcomes {
     /**
      * @param fenced counts the refusals
      * @param groups whether completions go in groups (the dialect's batches report each count)
+     * @param linger the longest a completion waits for others to share its commit; zero for none
      * @param single writes a completion alone: outside a group, and for a group the database refused
      */
     DurableOutcomes(
@@ -66,6 +71,7 @@ final class DurableOutcomes {
             OutageLog outages,
             LongAdder fenced,
             boolean groups,
+            Duration linger,
             SingleCompletion single) {
         this.store = store;
         this.history = history;
@@ -74,7 +80,7 @@ final class DurableOutcomes {
         this.outages = outages;
         this.fenced = fenced;
         this.single = single;
-        this.completions = groups ? new CompletionGroup(this::writeGroup) : null;
+        this.completions = groups ? new CompletionGroup(this::writeGroup, linger) : null;
     }
 
     /** Writes a one-off task's completion, in a group where completions are grouped. */
@@ -146,12 +152,36 @@ final class DurableOutcomes {
         }
     }
 
+    /** As the engine starts: completions wait a moment for company (see {@link CompletionGroup}). */
+    void startLingering() {
+        if (completions != null) {
+            completions.startLingering("timed-jobs-durable-completions-" + owner);
+        }
+    }
+
+    /** As a crash would: completions waiting for company are never written (see {@code abandon()}). */
+    void dropLingering() {
+        if (completions != null) {
+            try {
+                completions.stopLingering(Duration.ZERO);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     /**
-     * At stop, once the workers are done: writes the completions a writer left behind (it was
-     * interrupted), then the deferred outcomes; stops at the first error, which it throws.
+     * At stop, once the workers are done: writes the completions still waiting for company or left
+     * behind by a writer (it was interrupted), then the deferred outcomes; stops at the first error,
+     * which it throws.
      */
     void writeAll() {
         if (completions != null) {
+            try {
+                completions.stopLingering(LINGER_STOP_WAIT);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // what waits is written below all the same
+            }
             completions.writeWaiting();
         }
         writeDeferred();

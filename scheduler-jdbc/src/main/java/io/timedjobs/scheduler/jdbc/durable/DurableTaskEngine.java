@@ -197,6 +197,7 @@ public final class DurableTaskEngine {
                 .threadNamePrefix("timed-jobs-durable-")
                 .executeExistingDelayedTasksAfterShutdown(false)
                 .build();
+        runner.startLingering();
         announcements.start();
         if (ownsHeartbeat) {
             heartbeat.start();
@@ -259,6 +260,7 @@ public final class DurableTaskEngine {
         stopping = true;
         announcements.stop();
         workers.shutdownNow();
+        runner.dropLingering();
         queued.clear();
         workers = null;
         if (ownsHeartbeat) {
@@ -425,7 +427,7 @@ public final class DurableTaskEngine {
         due.addAll(store.claimDue(owner, Duration.ZERO, settings.lease(), poll.handlerNames(), settings.batchSize()));
         int ran = 0;
         for (ClaimedTask task : due) {
-            if (runner.run(task, Instant.MIN)) {
+            if (runner.runHere(task)) {
                 ran++;
             }
         }
@@ -449,7 +451,7 @@ public final class DurableTaskEngine {
             queued.removeIf(task -> task.handler().equals(handler) && task.key().equals(key));
             claimed = store.claimOne(owner, id.getAsLong(), settings.lookahead(), settings.lease());
         }
-        return claimed.map(task -> runner.run(task, Instant.MIN)).orElse(false);
+        return claimed.map(runner::runHere).orElse(false);
     }
 
     /** This instance's name, as it appears in {@code claimed_by}. */

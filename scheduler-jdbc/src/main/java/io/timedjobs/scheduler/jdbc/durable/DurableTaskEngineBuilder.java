@@ -9,6 +9,7 @@ import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.Sleeper;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -39,6 +40,7 @@ public final class DurableTaskEngineBuilder {
     private String instanceName = ClusterInstance.defaultName();
     private @Nullable RunHistory history;
     private boolean listen = true;
+    private Duration completionLinger = CompletionGroup.LINGER;
 
     DurableTaskEngineBuilder(ClusterDatabase database) {
         this.database = Objects.requireNonNull(database, "database");
@@ -124,6 +126,24 @@ public final class DurableTaskEngineBuilder {
         return this;
     }
 
+    /**
+     * The longest the completion of a one-off task waits for others to share its commit (100 ms by
+     * default): tasks that end within it are written in one transaction. It widens the at-least-once
+     * window by as much (a task whose completion waits when this instance dies runs again once its
+     * lease ends). {@link Duration#ZERO} writes each completion as its handler returns, in a group
+     * only with those that end while another group is written.
+     *
+     * @throws IllegalArgumentException when negative
+     */
+    public DurableTaskEngineBuilder completionLinger(Duration completionLinger) {
+        Objects.requireNonNull(completionLinger, "completionLinger");
+        if (completionLinger.isNegative()) {
+            throw new IllegalArgumentException("completionLinger must not be negative, got " + completionLinger);
+        }
+        this.completionLinger = completionLinger;
+        return this;
+    }
+
     /** This instance's name when the engine makes its own heartbeat; unique by default. */
     public DurableTaskEngineBuilder instanceName(String instanceName) {
         this.instanceName = Objects.requireNonNull(instanceName, "instanceName");
@@ -178,7 +198,8 @@ public final class DurableTaskEngineBuilder {
                 leases,
                 outages,
                 runs,
-                database.dialect().batchCountsRows());
+                database.dialect().batchCountsRows(),
+                completionLinger);
         return new DurableTaskEngine(
                 database,
                 listen,

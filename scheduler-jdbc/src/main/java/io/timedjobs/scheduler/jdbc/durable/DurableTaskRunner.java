@@ -85,7 +85,8 @@ final class DurableTaskRunner {
             LeaseDeadline leases,
             OutageLog outages,
             RunHistory history,
-            boolean groupsCompletions) {
+            boolean groupsCompletions,
+            Duration completionLinger) {
         this.history = history;
         this.store = store;
         this.transactionalStore = transactionalStore;
@@ -106,6 +107,7 @@ final class DurableTaskRunner {
                 outages,
                 fenced,
                 groupsCompletions,
+                completionLinger,
                 one -> completeRecorded(one.task(), one.run(), one.lapsesAtStart()));
         handlers.forEach((name, handler) -> {
             if (handler.runsInCompletionTransaction() && completionTransaction == null) {
@@ -120,6 +122,19 @@ final class DurableTaskRunner {
      * written a little ahead of {@code notBefore} (a local instant); the handler then waits for it.
      */
     boolean run(ClaimedTask claimed, Instant notBefore) {
+        return run(claimed, notBefore, false);
+    }
+
+    /**
+     * As {@link #run(ClaimedTask, Instant)} with no wait, for a caller that runs a task on its own
+     * thread and reads the outcome next (test support): the completion is written before it returns,
+     * never left waiting for company.
+     */
+    boolean runHere(ClaimedTask claimed) {
+        return run(claimed, Instant.MIN, true);
+    }
+
+    private boolean run(ClaimedTask claimed, Instant notBefore, boolean completeAtOnce) {
         DurableTaskHandler<?> handler = handlers.get(claimed.handler());
         if (handler == null) {
             // only claimed for known handlers; a hand-made claim could still get here
@@ -131,7 +146,7 @@ final class DurableTaskRunner {
             fenced.increment();
             return false;
         }
-        return runStarted(claimed, notBefore, lapses, System.nanoTime());
+        return runStarted(claimed, notBefore, lapses, System.nanoTime(), completeAtOnce);
     }
 
     private boolean stillHeld(ClaimedTask claimed) {
@@ -196,6 +211,11 @@ final class DurableTaskRunner {
      * database renewed it as still this instance's.
      */
     boolean runStarted(ClaimedTask claimed, Instant notBefore, long lapses, long startedNanos) {
+        return runStarted(claimed, notBefore, lapses, startedNanos, false);
+    }
+
+    private boolean runStarted(
+            ClaimedTask claimed, Instant notBefore, long lapses, long startedNanos, boolean completeAtOnce) {
         DurableTaskHandler<?> handler = java.util.Objects.requireNonNull(handlers.get(claimed.handler()));
         if (System.nanoTime() - startedNanos > settings.lease().toNanos() / DurableTaskPoll.RENEWALS_PER_LEASE
                 && !stillHeld(claimed)) {
@@ -212,7 +232,7 @@ final class DurableTaskRunner {
         running.add(claimed);
         try {
             waitUntil(notBefore);
-            execute(handler, claimed, lapses);
+            execute(handler, claimed, lapses, completeAtOnce);
         } finally {
             endedSincePoll.add(describe(claimed));
             running.remove(claimed);
@@ -248,7 +268,8 @@ final class DurableTaskRunner {
         }
     }
 
-    private <T> void execute(DurableTaskHandler<T> handler, ClaimedTask claimed, long lapsesAtStart) {
+    private <T> void execute(
+            DurableTaskHandler<T> handler, ClaimedTask claimed, long lapsesAtStart, boolean completeAtOnce) {
         int attempt = claimed.attempts() + 1;
         long began = System.nanoTime();
         try {
@@ -273,7 +294,7 @@ final class DurableTaskRunner {
             } else {
                 invoke(handler, task, claimed.traceParent());
                 FinishedRun run = finished(claimed, attempt, began, RunOutcome.SUCCEEDED, null);
-                if (claimed.schedule() == null) {
+                if (claimed.schedule() == null && !completeAtOnce) {
                     outcomes.complete(new CompletionGroup.Completion(claimed, run, lapsesAtStart));
                 } else {
                     outcomes.record(() -> completeRecorded(claimed, run, lapsesAtStart));
@@ -437,6 +458,16 @@ final class DurableTaskRunner {
     /** Writes the outcomes kept while the database could not be reached; stops at the first error. */
     void writeDeferred() {
         outcomes.writeDeferred();
+    }
+
+    /** As the engine starts: completions wait a moment to share a commit (see {@link CompletionGroup}). */
+    void startLingering() {
+        outcomes.startLingering();
+    }
+
+    /** As a crash would, for tests of rescue: completions waiting for company are never written. */
+    void dropLingering() {
+        outcomes.dropLingering();
     }
 
     /** At stop, after the workers: every outcome not written yet; stops at the first error. */

@@ -76,4 +76,73 @@ class CompletionCrashTest {
                 .as("at least once: here twice")
                 .isEqualTo(2);
     }
+
+    /**
+     * A completion waiting for company (the linger) when its instance dies is never written: the task
+     * runs again elsewhere once the lease ends. A stop, by contrast, writes it before returning.
+     */
+    @Test
+    void shouldRunATaskAgainElsewhereWhenItsInstanceDiesWhileItsCompletionLingers() {
+        DataSource shared = TestDatabases.newH2();
+        RecordingHandler onA = new RecordingHandler();
+        DurableTaskEngine a = DurableTaskEngine.builder(DurableTestSupport.database(shared))
+                .instanceName("a")
+                .handler("mail", onA)
+                .settings(DurableTestSupport.fastSettings())
+                .completionLinger(Duration.ofHours(1)) // the completion waits until the crash
+                .build();
+        engines.add(a);
+        a.start();
+        a.tasks().schedule("mail", "k", Duration.ZERO, null);
+        await().atMost(WAIT).until(() -> a.completedCount() == 1);
+        DurableTaskStore store = DurableTestSupport.store(shared);
+        assertThat(store.countWaiting()).as("the completion lingers, unwritten").isEqualTo(1);
+
+        a.abandon();
+        RecordingHandler onB = new RecordingHandler();
+        DurableTaskEngine b = DurableTaskEngine.builder(ClusterDatabase.of(shared, TableNames.defaults()))
+                .instanceName("b")
+                .handler("mail", onB)
+                .settings(DurableTestSupport.fastSettings())
+                .build();
+        engines.add(b);
+        b.start();
+
+        await().atMost(WAIT).until(() -> onB.runsOf("k") == 1);
+        await().atMost(WAIT).until(() -> store.countWaiting() == 0);
+        assertThat(onA.runsOf("k") + onB.runsOf("k"))
+                .as("at least once: here twice")
+                .isEqualTo(2);
+    }
+
+    @Test
+    void shouldWriteALingeringCompletionAtStop() {
+        DataSource shared = TestDatabases.newH2();
+        RecordingHandler handler = new RecordingHandler();
+        DurableTaskEngine a = DurableTaskEngine.builder(DurableTestSupport.database(shared))
+                .instanceName("a")
+                .handler("mail", handler)
+                .settings(DurableTestSupport.fastSettings())
+                .completionLinger(Duration.ofHours(1))
+                .build();
+        a.start();
+        a.tasks().schedule("mail", "k", Duration.ZERO, null);
+        await().atMost(WAIT).until(() -> a.completedCount() == 1);
+        DurableTaskStore store = DurableTestSupport.store(shared);
+        assertThat(store.countWaiting()).isEqualTo(1);
+
+        a.stop(Duration.ofSeconds(5));
+
+        assertThat(store.countWaiting()).as("written by the stop").isZero();
+        assertThat(handler.runsOf("k")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRefuseANegativeLinger() {
+        DurableTaskEngineBuilder builder =
+                DurableTaskEngine.builder(DurableTestSupport.database(TestDatabases.newH2()));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> builder.completionLinger(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("completionLinger");
+    }
 }

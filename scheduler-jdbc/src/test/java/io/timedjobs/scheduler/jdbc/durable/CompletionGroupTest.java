@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import io.timedjobs.scheduler.jdbc.history.RunKind;
 import io.timedjobs.scheduler.jdbc.history.RunOutcome;
+import io.timedjobs.scheduler.testsupport.TestDelays;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -141,6 +143,155 @@ class CompletionGroupTest {
         assertThat(written.values()).allMatch(count -> count.get() == 1);
         assertThat(overlaps.get()).as("two writers at once").isZero();
         assertThat(group.size()).isZero();
+    }
+
+    /** Lingering: completions that end within the linger wait for each other and share one write. */
+    @Test
+    void shouldHoldCompletionsForCompanyWhileLingering() throws Exception {
+        List<List<Long>> groups = new CopyOnWriteArrayList<>();
+        CompletionGroup group = new CompletionGroup(
+                g -> groups.add(g.stream().map(c -> c.task().id()).toList()), Duration.ofHours(1));
+        group.startLingering("completions-test");
+        try {
+            group.add(completion(1));
+            group.add(completion(2));
+            group.add(completion(3));
+
+            assertThat(groups).as("nothing written before the linger ends").isEmpty();
+            assertThat(group.size()).isEqualTo(3);
+        } finally {
+            group.stopLingering(Duration.ofSeconds(5));
+        }
+        group.writeWaiting(); // as the engine's stop does: the timer set an hour ahead never fires
+
+        assertThat(groups).containsExactly(List.of(1L, 2L, 3L));
+        group.add(completion(4)); // no timer any more: written at once
+        assertThat(groups).containsExactly(List.of(1L, 2L, 3L), List.of(4L));
+    }
+
+    @Test
+    void shouldWriteWhatLingeredOnTheTimersThreadOnceTheLingerEnds() {
+        List<List<Long>> groups = new CopyOnWriteArrayList<>();
+        List<String> writers = new CopyOnWriteArrayList<>();
+        CompletionGroup group = new CompletionGroup(
+                g -> {
+                    groups.add(g.stream().map(c -> c.task().id()).toList());
+                    writers.add(Thread.currentThread().getName());
+                },
+                Duration.ofMillis(20));
+        group.startLingering("completions-test");
+        try {
+            group.add(completion(1));
+            org.awaitility.Awaitility.await().atMost(TestDelays.LONG).until(() -> groups.size() == 1);
+            group.add(completion(2)); // the timer fired: this one sets a new one
+            org.awaitility.Awaitility.await().atMost(TestDelays.LONG).until(() -> groups.size() == 2);
+        } finally {
+            stopQuietly(group);
+        }
+
+        assertThat(groups).containsExactly(List.of(1L), List.of(2L));
+        assertThat(writers).containsOnly("completions-test");
+        assertThat(group.size()).isZero();
+    }
+
+    @Test
+    void shouldWriteAFullGroupAtOnceWhileLingering() {
+        List<Integer> sizes = new CopyOnWriteArrayList<>();
+        CompletionGroup group = new CompletionGroup(g -> sizes.add(g.size()), Duration.ofHours(1));
+        group.startLingering("completions-test");
+        try {
+            for (int i = 0; i < CompletionGroup.MAX_GROUP; i++) {
+                group.add(completion(i));
+            }
+            assertThat(sizes).containsExactly(CompletionGroup.MAX_GROUP);
+        } finally {
+            stopQuietly(group);
+        }
+    }
+
+    /** A timer dropped by a stop does not keep a restarted group from setting a new one. */
+    @Test
+    void shouldSetANewTimerAfterARestart() {
+        List<List<Long>> groups = new CopyOnWriteArrayList<>();
+        CompletionGroup group = new CompletionGroup(
+                g -> groups.add(g.stream().map(c -> c.task().id()).toList()), Duration.ofMillis(20));
+        group.startLingering("completions-test");
+        group.add(completion(1));
+        stopQuietly(group); // drops the timer before it fires
+        group.writeWaiting();
+        assertThat(groups).containsExactly(List.of(1L));
+
+        group.startLingering("completions-test");
+        try {
+            group.add(completion(2));
+            org.awaitility.Awaitility.await().atMost(TestDelays.LONG).until(() -> groups.size() == 2);
+        } finally {
+            stopQuietly(group);
+        }
+        assertThat(groups).containsExactly(List.of(1L), List.of(2L));
+    }
+
+    /**
+     * Eight threads add 2,000 completions each while lingering with a linger of a millisecond and
+     * writes take random time; the stop then writes what waits: each written exactly once, by one
+     * writer at a time.
+     */
+    @Test
+    void shouldWriteEveryCompletionExactlyOnceWhileLingering() throws Exception {
+        Map<Long, AtomicInteger> written = new ConcurrentHashMap<>();
+        AtomicInteger concurrentWriters = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        CompletionGroup group = new CompletionGroup(
+                g -> {
+                    if (concurrentWriters.incrementAndGet() > 1) {
+                        overlaps.incrementAndGet();
+                    }
+                    g.forEach(c -> written.computeIfAbsent(c.task().id(), id -> new AtomicInteger())
+                            .incrementAndGet());
+                    if (ThreadLocalRandom.current().nextInt(4) == 0) {
+                        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(200_000));
+                    }
+                    concurrentWriters.decrementAndGet();
+                },
+                Duration.ofMillis(1));
+        group.startLingering("completions-test");
+        int threads = 8;
+        int each = 2_000;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                long base = (long) t * each;
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < each; i++) {
+                        group.add(completion(base + i));
+                        if (i % 100 == 0) {
+                            LockSupport.parkNanos(1_000_000); // let some timers fire between adds
+                        }
+                    }
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+            group.stopLingering(Duration.ofSeconds(10));
+        }
+        group.writeWaiting();
+
+        assertThat(written).hasSize(threads * each);
+        assertThat(written.values()).allMatch(count -> count.get() == 1);
+        assertThat(overlaps.get()).as("two writers at once").isZero();
+        assertThat(group.size()).isZero();
+    }
+
+    private static void stopQuietly(CompletionGroup group) {
+        try {
+            group.stopLingering(Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void await(CountDownLatch latch) {
