@@ -18,6 +18,7 @@ import java.util.Objects;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.PreparedStatementSetter;
 import org.springframework.jdbc.core.RowMapper;
@@ -239,11 +240,21 @@ public abstract class JdbcDialect {
 
     /**
      * Runs an update that may run again unchanged if the database rolled it back (a fenced start,
-     * completion or failure, a lease renewal) and returns its count. By default once; a database
-     * whose row locks can deadlock between two such statements runs the loser again.
+     * completion or failure, a lease renewal) and returns its count. A statement that lost a deadlock
+     * (a lease renewal against a group of completions, each locking the same rows in its own order)
+     * was rolled back whole: outside a caller's transaction it runs again, a bounded number of times
+     * (see {@link DeadlockRetry#retriable}).
      */
-    public int update(JdbcOperations jdbc, String update, PreparedStatementSetter binds) {
-        return jdbc.update(update, binds);
+    public final int update(JdbcOperations jdbc, String update, PreparedStatementSetter binds) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return jdbc.update(update, binds);
+            } catch (PessimisticLockingFailureException lockFailure) {
+                if (!DeadlockRetry.retriable(lockFailure, attempt)) {
+                    throw lockFailure;
+                }
+            }
+        }
     }
 
     /** Returns the clause that locks selected rows and skips those another transaction has locked. */
@@ -425,71 +436,6 @@ public abstract class JdbcDialect {
             all.addAll(part);
         }
         return all;
-    }
-
-    /**
-     * An {@code UPDATE} whose changed rows are read back, in parts that each dialect puts together
-     * its own way. Every part is SQL of our own, never user input.
-     *
-     * @param table the table, whose rows a claim tells apart by their {@code id} column
-     * @param set the assignments, without {@code SET}
-     * @param condition which rows, without {@code WHERE}
-     * @param order the order in which rows are claimed, with a leading space and {@code ORDER BY},
-     *     or empty
-     * @param columns the columns returned
-     */
-    public record RowChange(String table, String set, String condition, String order, String columns) {}
-
-    /**
-     * An insert of one row that updates the row with the same key instead when there is one, in
-     * parts. Every part is SQL of our own, never user input.
-     *
-     * @param table the table
-     * @param key the columns of the unique key, among {@code bound}
-     * @param bound the bound columns, each with its SQL type, in bind order
-     * @param insertOnly further columns, each with its SQL value, written only when inserting
-     * @param updateOnly assignments, each column with its SQL value, made only when the row exists;
-     *     the existing row's columns are qualified by the table's name
-     * @param returning the columns returned
-     */
-    public record Upsert(
-            String table,
-            List<String> key,
-            List<Column> bound,
-            List<Column> insertOnly,
-            List<Column> updateOnly,
-            String returning) {
-
-        /** A column and an SQL text that goes with it: its type, or its value. */
-        public record Column(String name, String sql) {}
-
-        String boundNames() {
-            return String.join(", ", bound.stream().map(Column::name).toList());
-        }
-
-        String insertOnlyNames() {
-            return String.join(", ", insertOnly.stream().map(Column::name).toList());
-        }
-
-        String insertOnlyValues() {
-            return String.join(", ", insertOnly.stream().map(Column::sql).toList());
-        }
-
-        /** Returns the bound columns that are not part of the key. */
-        List<String> replaced() {
-            return bound.stream()
-                    .map(Column::name)
-                    .filter(name -> !key.contains(name))
-                    .toList();
-        }
-
-        String updateOnlyAssignments() {
-            return String.join(
-                    ", ",
-                    updateOnly.stream()
-                            .map(column -> column.name() + " = " + column.sql())
-                            .toList());
-        }
     }
 
     /** Returns the database's name in capitals, for example {@code POSTGRESQL}. */

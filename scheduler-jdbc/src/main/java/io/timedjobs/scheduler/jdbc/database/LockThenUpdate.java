@@ -1,6 +1,5 @@
 package io.timedjobs.scheduler.jdbc.database;
 
-import io.timedjobs.scheduler.jdbc.database.JdbcDialect.RowChange;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;

@@ -22,7 +22,6 @@ import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcOperations;
-import org.springframework.jdbc.core.PreparedStatementSetter;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.RowMapperResultSetExtractor;
 
@@ -210,19 +209,6 @@ final class MariaDbDialect extends JdbcDialect {
     @Override
     public boolean batchCountsRows() {
         return false;
-    }
-
-    @Override
-    public int update(JdbcOperations jdbc, String update, PreparedStatementSetter binds) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return jdbc.update(update, binds);
-            } catch (PessimisticLockingFailureException lockFailure) {
-                if (!DeadlockRetry.retriable(lockFailure, attempt)) {
-                    throw lockFailure;
-                }
-            }
-        }
     }
 
     @Override

@@ -6,9 +6,7 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcOperations;
-import org.springframework.jdbc.core.PreparedStatementSetter;
 import org.springframework.jdbc.core.RowMapper;
 
 /**
@@ -81,24 +79,6 @@ final class PostgresDialect extends JdbcDialect {
     public String changeWithInsert(String change, String insert) {
         return "WITH changed AS (" + change + " RETURNING 1), recorded AS (" + insert
                 + ") SELECT COUNT(*) FROM changed";
-    }
-
-    /**
-     * A statement that lost a deadlock (a lease renewal against a group of completions, each locking
-     * the same rows in its own order) was rolled back whole: outside a caller's transaction it runs
-     * again, a bounded number of times.
-     */
-    @Override
-    public int update(JdbcOperations jdbc, String update, PreparedStatementSetter binds) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return jdbc.update(update, binds);
-            } catch (PessimisticLockingFailureException lockFailure) {
-                if (!DeadlockRetry.retriable(lockFailure, attempt)) {
-                    throw lockFailure;
-                }
-            }
-        }
     }
 
     /** {@code NOTIFY} as a function, so that the channel and payload are bound as values. */

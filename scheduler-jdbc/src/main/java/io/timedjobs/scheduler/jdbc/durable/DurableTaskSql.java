@@ -1,10 +1,10 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
-import io.timedjobs.scheduler.jdbc.database.JdbcDialect.RowChange;
-import io.timedjobs.scheduler.jdbc.database.JdbcDialect.Upsert;
-import io.timedjobs.scheduler.jdbc.database.JdbcDialect.Upsert.Column;
+import io.timedjobs.scheduler.jdbc.database.RowChange;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.jdbc.database.Upsert;
+import io.timedjobs.scheduler.jdbc.database.Upsert.Column;
 import java.util.ArrayList;
 import java.util.List;
 
