@@ -15,14 +15,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Thread-safe; one per instance, started and stopped by its owner (in Spring, its lifecycle). Claims
@@ -48,7 +45,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  *    LISTEN/NOTIFY (TaskAnnouncements).
  * 3. A task scheduled on this instance within the lookahead is claimed here right after its
  *    transaction commits (handed to a worker, outside the caller's transaction), not at the next
- *    poll. If this instance dies in between, the row is still PENDING or its lease expires.
+ *    poll; tasks scheduled in one transaction by one batch claim (CommitClaims). If this instance
+ *    dies in between, the row is still PENDING or its lease expires.
  * 4. When the instance registers (start-up, before its first poll), the claims a previous process under
  *    its name left are handed back (PENDING under a new version), not renewed as this one's: that
  *    process died, and its in-memory queue with it. Any instance claims them again at their due time.
@@ -88,6 +86,8 @@ public final class DurableTaskEngine {
 
     private final TaskStarts starts;
 
+    private final CommitClaims commitClaims;
+
     DurableTaskEngine(
             ClusterDatabase database,
             boolean listen,
@@ -108,7 +108,7 @@ public final class DurableTaskEngine {
         this.tasks = new DurableTasks(transactional, handlers, codec, clock, scheduleObserver, new LocalClaims() {
             @Override
             public void scheduled(String handler, long id, Instant due) {
-                if (!claimAfterCommit(handler, id, due)) {
+                if (!commitClaims.scheduled(handler, id, due)) {
                     announcements.scheduled(handler, id, due);
                 }
             }
@@ -128,6 +128,17 @@ public final class DurableTaskEngine {
         this.poll = poll;
         this.runner = runner;
         this.pace = new IdlePace(store, poll, settings, databaseClock.ticker());
+        this.commitClaims = new CommitClaims(
+                claimLock,
+                poll,
+                settings,
+                databaseClock,
+                heartbeat,
+                queued,
+                () -> workers,
+                () -> stopping,
+                this::enqueue,
+                this::failed);
         this.starts = new TaskStarts(
                 queued,
                 runner,
@@ -144,7 +155,7 @@ public final class DurableTaskEngine {
                 databaseClock,
                 pace,
                 handlers.keySet(),
-                this::claimDueHere);
+                commitClaims::claimDue);
         heartbeat.setBeatRide(this::beatRide);
         heartbeat.addPollAction(this::poll);
         heartbeat.addPollAction(runner::polled);
@@ -336,83 +347,6 @@ public final class DurableTaskEngine {
             return; // stop() releases it
         }
         starts.enqueue(task, engine, () -> !stopping);
-    }
-
-    /**
-     * Claims a task just scheduled here, once its transaction commits, if it is due within the
-     * lookahead, its handler is here and the instance is registered (else a poll claims it); returns
-     * whether it will.
-     */
-    private boolean claimAfterCommit(String handler, long id, Instant due) {
-        if (workers == null
-                || !poll.handlerNames().contains(handler)
-                || stopping
-                || !heartbeat.registered()
-                || due.isAfter(databaseClock.now().plus(settings.lookahead()))) {
-            return false;
-        }
-        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
-            handOff(() -> claimHere(id));
-        } else if (!TransactionSynchronizationManager.hasResource(claimLock)) {
-            // once per transaction: one batch claim after its commit takes every task it scheduled
-            // within the lookahead, where a claim each would cost a statement each
-            TransactionSynchronizationManager.bindResource(claimLock, Boolean.TRUE);
-            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-                @Override
-                public void afterCommit() {
-                    handOff(DurableTaskEngine.this::claimDueHere);
-                }
-
-                @Override
-                public void afterCompletion(int status) {
-                    TransactionSynchronizationManager.unbindResourceIfPossible(claimLock);
-                }
-            });
-        }
-        return true;
-    }
-
-    private void handOff(Runnable claim) {
-        LeaderFollowerScheduler thread = workers;
-        if (thread != null && !stopping) {
-            try {
-                thread.execute(claim);
-            } catch (RejectedExecutionException e) {
-                // stopping: the next poll of any instance claims it
-            }
-        }
-    }
-
-    /**
-     * One batch claim of what is due within the lookahead: on the listening thread for tasks announced
-     * by others, on a worker after a transaction that scheduled tasks here.
-     */
-    private void claimDueHere() {
-        synchronized (claimLock) {
-            if (!stopping && workers != null && heartbeat.registered()) {
-                try {
-                    poll.claimDue(queued.size()).forEach(this::enqueue);
-                } catch (DataAccessException e) {
-                    failed(e);
-                }
-            }
-        }
-    }
-
-    private void claimHere(long id) {
-        synchronized (claimLock) {
-            if (!stopping && heartbeat.registered()) {
-                claimOneHere(id);
-            }
-        }
-    }
-
-    private void claimOneHere(long id) {
-        try {
-            poll.claimOne(id).ifPresent(this::enqueue);
-        } catch (DataAccessException e) {
-            failed(e);
-        }
     }
 
     /**
