@@ -213,7 +213,8 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     /**
      * The fire protocol of cron and fixed-rate jobs: record the fire (whoever records it runs it;
-     * nobody records it while the job is paused), take the run lease (so that runs never overlap across instances), run, release.
+     * nobody records it while the job is paused), take the run lease (so that runs never overlap
+     * across instances; on PostgreSQL in the statement that records), run, release.
      */
     protected final void recordAndRun(Instant fire) {
         JobStore store = context.store();
@@ -222,20 +223,26 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         try {
             liftFenceIfDue();
             // a job with a catch-up policy moves its watermark with the record; the others learn
-            // why a fire was lost from the insert that lost, where the dialect folds the read in
-            JobStore.FireAttempt attempt = catchUp == null
-                    ? store.recordFireOrRead(name, key(), fire, context.fireHorizon())
-                    : JobStore.FireAttempt.unexplained(
-                            store.catchUp().recordFireAndAdvance(name, key(), fire, context.fireHorizon()));
-            if (!attempt.recorded()) {
-                stats.claimed(System.nanoTime() - start);
-                context.outages().succeeded();
+            // why a fire was lost from the insert that lost, and take the lease with the insert
+            // that won, where the dialect folds them into one statement
+            JobStore.FireAttempt attempt;
+            JobStore.Lease lease;
+            if (catchUp == null) {
+                JobStore.FireAndLease both =
+                        store.recordFireAndLease(name, key(), fire, context.fireHorizon(), context.maxRunTime());
+                attempt = both.attempt();
+                lease = both.lease();
+            } else {
+                attempt = JobStore.FireAttempt.unexplained(
+                        store.catchUp().recordFireAndAdvance(name, key(), fire, context.fireHorizon()));
+                lease = attempt.recorded() ? store.acquireLease(name, context.maxRunTime()) : null;
+            }
+            stats.claimed(System.nanoTime() - start);
+            context.outages().succeeded();
+            if (!attempt.recorded() || lease == null) {
                 stats.skipped(name, attempt.known() ? whyNotRecorded(fire, attempt) : whyNotRecorded(fire));
                 return;
             }
-            JobStore.Lease lease = store.acquireLease(name, context.maxRunTime());
-            stats.claimed(System.nanoTime() - start);
-            context.outages().succeeded();
             if (lease == JobStore.Lease.BUSY) {
                 stats.skipped(name, SkipReason.RUNNING);
                 return;

@@ -233,6 +233,59 @@ public final class JobStore {
     }
 
     /**
+     * Records the fire and, when recorded, takes the job's run lease ({@link #acquireLease}): in one
+     * statement where the dialect folds them ({@link JdbcDialect#foldsInsertWithRead()}), else as
+     * {@link #recordFireOrRead} then {@link #acquireLease}. The lease is null when the fire was not
+     * recorded.
+     */
+    FireAndLease recordFireAndLease(
+            String job, String definitionKey, Instant fireAt, Duration horizon, Duration maxRunTime) {
+        if (!dialect.foldsInsertWithRead()) {
+            FireAttempt attempt = recordFireOrRead(job, definitionKey, fireAt, horizon);
+            return new FireAndLease(attempt, attempt.recorded() ? acquireLease(job, maxRunTime) : null);
+        }
+        Object at = dialect.bind(fireAt);
+        long horizonMillis = horizon.toMillis();
+        FireAndLease result = Objects.requireNonNull(jdbc.query(
+                sql.recordFireAndLease(),
+                rs -> {
+                    rs.next();
+                    FireAttempt attempt = new FireAttempt(
+                            rs.getLong("recorded") == 1, true, rs.getString("definition_key"), rs.getBoolean("paused"));
+                    if (!attempt.recorded()) {
+                        return new FireAndLease(attempt, null);
+                    }
+                    String stale = rs.getString("stale_owner");
+                    Lease lease = rs.getLong("leased") == 0
+                            ? Lease.BUSY
+                            : stale == null || stale.equals(instance.name()) ? Lease.TAKEN : Lease.TAKEN_OVER;
+                    return new FireAndLease(attempt, lease);
+                },
+                instance.deadAfterMillisParameter(),
+                job,
+                job,
+                at,
+                instance.name(),
+                at,
+                -horizonMillis,
+                at,
+                horizonMillis,
+                definitionKey,
+                instance.name(),
+                maxRunTime.toMillis(),
+                job,
+                instance.name(),
+                instance.deadAfterMillisParameter()));
+        if (result.lease() == Lease.TAKEN || result.lease() == Lease.TAKEN_OVER) {
+            held.add(job);
+        }
+        return result;
+    }
+
+    /** What {@link #recordFireAndLease} found: the attempt, and the lease when the fire was recorded. */
+    record FireAndLease(FireAttempt attempt, @Nullable Lease lease) {}
+
+    /**
      * Takes the job's run lease until the database's time plus {@code maxRunTime}, if it is free,
      * held under this instance's own name (a leftover of a crash), expired, or held by an instance
      * that is no longer alive.

@@ -101,6 +101,66 @@ class JobStoreTest {
     }
 
     /**
+     * Recording a fire takes the run lease with it (in one statement on PostgreSQL): a fire lost
+     * takes no lease, a recorded one finds the lease free, busy, expired or its holder dead, as
+     * {@link JobStore#acquireLease} would; the take-over is told only when the holder was stale as
+     * the statement began.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldTakeTheRunLeaseWithTheFireItRecords(TestDatabases.Kind kind) {
+        Fixture f = fixture(kind);
+        f.a().definitions().register("job", CRON, null, null);
+        Instant fire = now(f).truncatedTo(ChronoUnit.SECONDS);
+
+        JobStore.FireAndLease first = f.a().recordFireAndLease("job", CRON.key(), fire, HORIZON, LONG);
+        assertThat(first.attempt().recorded()).isTrue();
+        assertThat(first.lease()).isEqualTo(JobStore.Lease.TAKEN);
+        assertThat(f.a().heldLeases()).containsExactly("job");
+
+        JobStore.FireAndLease lost = f.b().recordFireAndLease("job", CRON.key(), fire, HORIZON, LONG);
+        assertThat(lost.attempt().recorded()).isFalse();
+        assertThat(lost.lease()).as("a lost fire takes no lease").isNull();
+        assertThat(f.b().heldLeases()).isEmpty();
+
+        JobStore.FireAndLease busy = f.b().recordFireAndLease("job", CRON.key(), fire.plusSeconds(1), HORIZON, LONG);
+        assertThat(busy.attempt().recorded()).isTrue();
+        assertThat(busy.lease()).as("a's run still holds it").isEqualTo(JobStore.Lease.BUSY);
+
+        f.a().releaseLease("job");
+        assertThat(f.b().recordFireAndLease("job", CRON.key(), fire.plusSeconds(2), HORIZON, LONG)
+                        .lease())
+                .isEqualTo(JobStore.Lease.TAKEN);
+
+        // b's run is past its maximum run time.
+        f.jdbc()
+                .update(
+                        "UPDATE timed_jobs_jobs SET lease_until = ?",
+                        f.dialect().bind(now(f).minusSeconds(1)));
+        assertThat(f.a().recordFireAndLease("job", CRON.key(), fire.plusSeconds(3), HORIZON, LONG)
+                        .lease())
+                .isEqualTo(JobStore.Lease.TAKEN_OVER);
+
+        // a dies: no heartbeat for longer than the lease.
+        f.jdbc()
+                .update(
+                        "UPDATE timed_jobs_instances SET heartbeat_at = ? WHERE instance_name = 'a'",
+                        f.dialect().bind(now(f).minusSeconds(31)));
+        assertThat(f.b().recordFireAndLease("job", CRON.key(), fire.plusSeconds(4), HORIZON, LONG)
+                        .lease())
+                .isEqualTo(JobStore.Lease.TAKEN_OVER);
+
+        // paused: nothing recorded, no lease, and the loser learns why in the same statement where it can
+        f.jdbc().update("UPDATE timed_jobs_jobs SET user_paused = TRUE");
+        JobStore.FireAndLease paused = f.a().recordFireAndLease("job", CRON.key(), fire.plusSeconds(5), HORIZON, LONG);
+        assertThat(paused.attempt().recorded()).isFalse();
+        assertThat(paused.lease()).isNull();
+        if (paused.attempt().known()) {
+            assertThat(paused.attempt().paused()).isTrue();
+        }
+    }
+
+    /**
      * A lease given up still counts as held until the heartbeat's next poll: a run frozen past its
      * lease ends as the process resumes, before the heartbeat finds the silence it was held through.
      */
