@@ -17,8 +17,9 @@ import org.springframework.dao.DataAccessException;
 /**
  * Run by one thread at a time (the heartbeat's poll thread, or a claim after commit), under the
  * engine's claim lock; its figures are read by any thread. One instance's poll of the tasks table:
- * lease renewal (when due), rescue of expired claims, claims within the lookahead, warnings about foreign
- * handlers, and the pending count. Each step is one statement; what the steps claimed goes back to
+ * lease renewal (every quarter lease), rescue of expired claims, claims within the lookahead,
+ * warnings about foreign handlers (once a minute) and the pending count (every 10 s). Each step is
+ * one statement; what the steps claimed goes back to
  * the engine, which queues it. An instance with no handler and no claim sends nothing: it has
  * nothing to renew, rescue or claim, and counting for it alone would only label a meter.
  */
@@ -34,6 +35,12 @@ final class DurableTaskPoll {
 
     /** The pending count scans the table, so polls refresh it at most this often. */
     private static final long COUNT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /**
+     * Tasks of handlers this instance lacks only earn a warning, so polls look for them at most this
+     * often (the first poll included), not with every claim.
+     */
+    private static final long FOREIGN_CHECK_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final DurableTaskStore store;
     private final DurableTaskSettings settings;
@@ -58,6 +65,9 @@ final class DurableTaskPoll {
 
     /** When the pending tasks were last counted; only the polling thread touches it. */
     private long lastCountNanos = System.nanoTime() - COUNT_INTERVAL_NANOS;
+
+    /** When the foreign handlers were last looked for; only the polling thread touches it. */
+    private long lastForeignCheckNanos = System.nanoTime() - FOREIGN_CHECK_INTERVAL_NANOS;
 
     DurableTaskPoll(
             DurableTaskStore store,
@@ -102,7 +112,7 @@ final class DurableTaskPoll {
             rescued.add(expired.size());
             taken.addAll(expired);
             taken.addAll(claimDue(queued + taken.size()));
-            warnAboutForeignHandlers();
+            warnAboutForeignHandlersIfDue();
             countIfDue(COUNT_INTERVAL_NANOS);
             return new Outcome(taken, null);
         } catch (DataAccessException e) {
@@ -166,7 +176,12 @@ final class DurableTaskPoll {
         return handlerNames;
     }
 
-    private void warnAboutForeignHandlers() {
+    private void warnAboutForeignHandlersIfDue() {
+        long now = System.nanoTime();
+        if (now - lastForeignCheckNanos < FOREIGN_CHECK_INTERVAL_NANOS) {
+            return;
+        }
+        lastForeignCheckNanos = now;
         for (String handler : store.foreignHandlersDue(handlerNames)) {
             if (warnedForeign.add(handler)) {
                 logger.warn("Durable tasks for handler '" + handler + "' are due, but no handler of that name is"
