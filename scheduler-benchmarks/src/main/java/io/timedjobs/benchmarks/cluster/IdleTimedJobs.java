@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
@@ -69,8 +70,11 @@ final class IdleTimedJobs implements IdlePeer {
                     if (handler) {
                         app.getBeanFactory().registerSingleton("note", new NoteHandler());
                     }
+                    // beans the context creates, so that their @Scheduled methods are found (a
+                    // registered singleton is not post-processed)
+                    GenericApplicationContext generic = (GenericApplicationContext) app;
                     for (int i = 0; i < jobs; i++) {
-                        app.getBeanFactory().registerSingleton("dailyJob" + i, new DailyJob());
+                        generic.registerBean("dailyJob" + i, DailyJob.class, DailyJob::new);
                     }
                 })
                 .run();
