@@ -25,6 +25,7 @@ public final class Smoke {
         io.timedjobs.benchmarks.cluster.ClusterBench.compare(new String[] {"1"});
         io.timedjobs.benchmarks.cluster.IdleLoad.compare(new String[] {"1"});
         io.timedjobs.benchmarks.cluster.RemoteStart.compare(new String[] {"1"});
+        io.timedjobs.benchmarks.cluster.JobFires.compare(new String[] {"1"});
         OneShot.main(new String[] {"1", Peers.LF + "," + Peers.STPE + "," + Peers.STPE_ROC});
         // JMH in this process (no fork), one short iteration per benchmark, two peers.
         Compare.main(new String[] {

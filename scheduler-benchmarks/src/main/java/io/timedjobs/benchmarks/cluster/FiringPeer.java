@@ -1,0 +1,34 @@
+package io.timedjobs.benchmarks.cluster;
+
+import java.util.concurrent.atomic.LongAdder;
+import javax.sql.DataSource;
+
+/**
+ * One scheduler instance of a peer for JOB-FIRES ({@link JobFires}): started on a data source with
+ * a number of clustered jobs that fire every second, then closed. Used by the benchmark thread only.
+ */
+interface FiringPeer extends AutoCloseable {
+
+    /** Runs of every job on every instance of one peer; counted from the jobs' threads. */
+    final class Runs {
+        private final LongAdder runs = new LongAdder();
+
+        void ran() {
+            runs.increment();
+        }
+
+        long count() {
+            return runs.sum();
+        }
+    }
+
+    /** Creates the peer's tables (dropping what an earlier run left) on {@code setup}, once per run. */
+    void createTables(DataSource setup) throws Exception;
+
+    /** Starts one instance named {@code instance} on {@code dataSource}, with {@code jobs} jobs every second. */
+    void start(DataSource dataSource, String instance, int jobs, Runs runs) throws Exception;
+
+    /** Stops the instance. */
+    @Override
+    void close() throws Exception;
+}
