@@ -45,8 +45,7 @@ final class DurableTaskRunner {
     private final DurableTaskStore store;
     private final DurableTaskStore transactionalStore;
     private final Map<String, DurableTaskHandler<?>> handlers;
-    private final PayloadCodec codec;
-    private final DurableExecutionObserver observer;
+    private final HandlerCall calls;
     private final DurableTaskSettings settings;
     private final String owner;
     private final Clock clock;
@@ -91,8 +90,7 @@ final class DurableTaskRunner {
         this.store = store;
         this.transactionalStore = transactionalStore;
         this.handlers = handlers;
-        this.codec = codec;
-        this.observer = observer;
+        this.calls = new HandlerCall(codec, observer, settings);
         this.settings = settings;
         this.owner = owner;
         this.clock = clock;
@@ -273,17 +271,10 @@ final class DurableTaskRunner {
         int attempt = claimed.attempts() + 1;
         long began = System.nanoTime();
         try {
-            DurableTask<T> task = new DurableTask<>(
-                    claimed.id(),
-                    claimed.handler(),
-                    claimed.key(),
-                    decode(claimed.payload(), handler.payloadType()),
-                    claimed.fireAt(),
-                    attempt,
-                    claimed.schedule() != null);
+            DurableTask<T> task = calls.task(handler, claimed, attempt);
             if (handler.runsInCompletionTransaction() && completionTransaction != null) {
                 completionTransaction.executeWithoutResult(status -> {
-                    invoke(handler, task, claimed.traceParent());
+                    calls.invoke(handler, task, claimed.traceParent());
                     if (!complete(claimed, transactionalStore, lapsesAtStart)) {
                         // refused: another instance owns the task now, so the handler's writes go too
                         status.setRollbackOnly();
@@ -292,7 +283,7 @@ final class DurableTaskRunner {
                     }
                 });
             } else {
-                invoke(handler, task, claimed.traceParent());
+                calls.invoke(handler, task, claimed.traceParent());
                 FinishedRun run = finished(claimed, attempt, began, RunOutcome.SUCCEEDED, null);
                 if (claimed.schedule() == null && !completeAtOnce) {
                     outcomes.complete(new CompletionGroup.Completion(claimed, run, lapsesAtStart));
@@ -302,9 +293,9 @@ final class DurableTaskRunner {
             }
             completed.increment();
         } catch (RuntimeException | Error e) {
-            Throwable cause = e instanceof HandlerFailure failure ? failure.getCause() : e;
+            Throwable cause = HandlerCall.cause(e);
             failed.increment();
-            logFailure(claimed, attempt, cause);
+            calls.logFailure(claimed, attempt, cause);
             // the error only (class and message, cut to fit), never the payload
             RunOutcome outcome = attempt >= settings.maxAttempts() ? RunOutcome.FAILED : RunOutcome.RETRIED;
             FinishedRun run = finished(claimed, attempt, began, outcome, RunHistory.errorSummary(cause));
@@ -325,50 +316,6 @@ final class DurableTaskRunner {
                 outcome,
                 attempt,
                 error);
-    }
-
-    private <T> void invoke(DurableTaskHandler<T> handler, DurableTask<T> task, @Nullable String traceParent) {
-        try {
-            observer.observe(task, traceParent, () -> handler.handle(task));
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new HandlerFailure(e);
-        }
-    }
-
-    /**
-     * One line per attempt that will be retried; the stack trace once, when the task gives up (a
-     * one-off task stays FAILED, a recurring one moves to its next fire).
-     */
-    private void logFailure(ClaimedTask claimed, int attempt, Throwable cause) {
-        String task = "Durable task " + claimed.handler() + "/" + claimed.key() + " failed (attempt " + attempt + " of "
-                + settings.maxAttempts() + ")";
-        if (attempt < settings.maxAttempts()) {
-            logger.warn(task + ", retried in " + settings.backoff(attempt).toMillis() + " ms: " + cause);
-        } else if (claimed.schedule() == null) {
-            logger.error(task + "; it stays FAILED", cause);
-        } else {
-            logger.error(task + "; this fire is given up, the task moves on to its next fire", cause);
-        }
-    }
-
-    private <T> @Nullable T decode(@Nullable String payload, Class<T> type) {
-        if (payload == null) {
-            return null;
-        }
-        if (type == String.class) {
-            return type.cast(payload);
-        }
-        try {
-            return codec.read(payload, type);
-        } catch (IllegalArgumentException e) {
-            // Not chained, and not the payload: the message goes to last_error and to the page.
-            String prefix = "Cannot read a payload as " + type.getName() + ": ";
-            String message = String.valueOf(e.getMessage());
-            String reason = message.startsWith(prefix) ? message.substring(prefix.length()) : message;
-            throw new PayloadUnreadableException("payload could not be read as " + type.getName() + ": " + reason);
-        }
     }
 
     private boolean complete(ClaimedTask claimed, DurableTaskStore via, long lapsesAtStart) {
@@ -482,23 +429,5 @@ final class DurableTaskRunner {
 
     private void databaseFailed(DataAccessException failure) {
         outcomes.databaseFailed(failure);
-    }
-
-    /** A stored payload that does not read as its handler's payload type. */
-    static final class PayloadUnreadableException extends IllegalArgumentException {
-        private static final long serialVersionUID = 1L;
-
-        PayloadUnreadableException(String message) {
-            super(message);
-        }
-    }
-
-    /** Carries a handler's checked exception through the transaction callback. */
-    private static final class HandlerFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        HandlerFailure(Exception cause) {
-            super(cause);
-        }
     }
 }
