@@ -1,5 +1,7 @@
 package io.timedjobs.benchmarks.cluster;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 
@@ -12,13 +14,23 @@ interface FiringPeer extends AutoCloseable {
     /** Runs of every job on every instance of one peer; counted from the jobs' threads. */
     final class Runs {
         private final LongAdder runs = new LongAdder();
+        private final LongAdder duplicates = new LongAdder();
+        private final Set<String> seen = ConcurrentHashMap.newKeySet();
 
-        void ran() {
+        /** Counts a run of {@code job} now; a second run of it within the same second of the wall clock is a duplicate. */
+        void ran(String job) {
             runs.increment();
+            if (!seen.add(job + "@" + System.currentTimeMillis() / 1000)) {
+                duplicates.increment();
+            }
         }
 
         long count() {
             return runs.sum();
+        }
+
+        long duplicates() {
+            return duplicates.sum();
         }
     }
 

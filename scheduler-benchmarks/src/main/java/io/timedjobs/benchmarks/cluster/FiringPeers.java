@@ -73,7 +73,8 @@ final class FiringPeers {
                         // beans the context creates, so that their @Scheduled methods are found
                         GenericApplicationContext generic = (GenericApplicationContext) app;
                         for (int i = 0; i < jobs; i++) {
-                            generic.registerBean("job" + i, SecondJob.class, () -> new SecondJob(runs));
+                            String name = "job" + i;
+                            generic.registerBean(name, SecondJob.class, () -> new SecondJob(name, runs));
                         }
                     })
                     .run();
@@ -95,15 +96,17 @@ final class FiringPeers {
 
         /** A clustered job that fires every second. */
         static final class SecondJob {
+            private final String name;
             private final Runs runs;
 
-            SecondJob(Runs runs) {
+            SecondJob(String name, Runs runs) {
+                this.name = name;
                 this.runs = runs;
             }
 
             @Scheduled(cron = CRON)
             void run() {
-                runs.ran();
+                runs.ran(name);
             }
         }
     }
@@ -142,7 +145,7 @@ final class FiringPeers {
                 String name = "job" + i;
                 started.schedule(
                         () -> locks.executeWithLock(
-                                (Runnable) runs::ran,
+                                (Runnable) () -> runs.ran(name),
                                 new LockConfiguration(
                                         Instant.now(), name, Duration.ofMinutes(10), Duration.ofMillis(500))),
                         new CronTrigger(CRON));
@@ -180,7 +183,8 @@ final class FiringPeers {
         public void start(DataSource dataSource, String instance, int jobs, Runs runs) {
             List<RecurringTask<Void>> tasks = new ArrayList<>();
             for (int i = 0; i < jobs; i++) {
-                tasks.add(Tasks.recurring("job" + i, Schedules.cron(CRON)).execute((task, context) -> runs.ran()));
+                String name = "job" + i;
+                tasks.add(Tasks.recurring(name, Schedules.cron(CRON)).execute((task, context) -> runs.ran(name)));
             }
             Scheduler started = Scheduler.create(dataSource)
                     .startTasks(tasks)

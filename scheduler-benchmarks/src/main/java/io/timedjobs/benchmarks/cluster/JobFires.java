@@ -26,8 +26,9 @@ import javax.sql.DataSource;
  *       connections send);
  *   <li>statements per fire: those statements over the jobs' fires in the window (jobs times
  *       seconds), for the whole cluster;
- *   <li>runs per fire: 1 when each fire ran once across the instances, more when some ran twice,
- *       less when some did not run;
+ *   <li>runs per fire: 1 when each fire ran once across the instances, less when some did not run
+ *       (the window's edges make it off by up to a second's fires); and the runs of one job twice
+ *       within one second of the wall clock, over the whole run (a fire run twice);
  *   <li>the database's CPU: the user and system time of the {@code postgres} processes over the
  *       window, in milliseconds per second (read from {@code /proc} at its 10 ms resolution; NaN
  *       elsewhere).
@@ -83,29 +84,30 @@ public final class JobFires {
                     System.out.printf(
                             Locale.ROOT,
                             "round %d %-13s statements/s %.1f, commits/s %.1f, statements/fire %.2f,"
-                                    + " runs/fire %.3f, database CPU %.1f ms/s%n",
+                                    + " runs/fire %.3f, database CPU %.1f ms/s, runs of a job twice in one second %d%n",
                             round + 1,
                             name,
                             r[0],
                             r[1],
                             r[2],
                             r[3],
-                            r[4]);
+                            r[4],
+                            (long) r[5]);
                 }
             }
         }
         System.out.println();
         System.out.println(
-                "| peer | statements/s | commits/s | statements per fire | runs per fire | database CPU, ms per s |");
-        System.out.println("| --- | --- | --- | --- | --- | --- |");
+                "| peer | statements/s | commits/s | statements per fire | runs per fire | database CPU, ms per s | runs twice in a second |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
         for (var entry : results.entrySet()) {
             StringBuilder row = new StringBuilder("| " + entry.getKey() + " |");
-            for (int column = 0; column < 5; column++) {
+            for (int column = 0; column < 6; column++) {
                 List<Double> values = new ArrayList<>();
                 for (double[] r : entry.getValue()) {
                     values.add(r[column]);
                 }
-                int decimals = column == 3 ? 3 : column == 2 ? 2 : 1;
+                int decimals = column == 3 ? 3 : column == 2 ? 2 : column == 5 ? 0 : 1;
                 row.append(' ')
                         .append(values.stream().allMatch(v -> Double.isNaN(v)) ? "-" : Stats.range(values, 1, decimals))
                         .append(" |");
@@ -116,7 +118,8 @@ public final class JobFires {
 
     /**
      * One peer's instances with {@code jobs} jobs; returns {statements/s, commits/s, statements per
-     * fire, runs per fire, database CPU in ms per s}.
+     * fire, runs per fire, database CPU in ms per s, runs of a job twice in one second over the whole
+     * run}.
      */
     static double[] run(
             PostgresBenchDatabase database,
@@ -148,18 +151,23 @@ public final class JobFires {
             long commits =
                     counting.stream().mapToLong(CountingDataSource::commits).sum();
             long ranBefore = runs.count();
-            double cpuBefore = postgresCpuSeconds();
+            Map<String, Long> cpuBefore = postgresCpuTicks();
             long start = System.nanoTime();
             Thread.sleep(windowMillis);
             double seconds = (System.nanoTime() - start) / 1e9;
-            double cpu = (postgresCpuSeconds() - cpuBefore) * 1000 / seconds;
+            double cpu = postgresCpuSeconds(cpuBefore, postgresCpuTicks()) * 1000 / seconds;
             double fires = jobs * seconds;
             long sent =
                     counting.stream().mapToLong(CountingDataSource::statements).sum() - statements;
             long committed =
                     counting.stream().mapToLong(CountingDataSource::commits).sum() - commits;
             return new double[] {
-                sent / seconds, committed / seconds, sent / fires, (runs.count() - ranBefore) / fires, cpu
+                sent / seconds,
+                committed / seconds,
+                sent / fires,
+                (runs.count() - ranBefore) / fires,
+                cpu,
+                runs.duplicates()
             };
         } finally {
             for (FiringPeer peer : started) {
@@ -170,15 +178,16 @@ public final class JobFires {
     }
 
     /**
-     * User and system seconds of every process named {@code postgres} on this machine (the embedded
-     * server's, the only one while the benchmark runs); NaN without {@code /proc}.
+     * User and system clock ticks of every process named {@code postgres} on this machine (the
+     * embedded server's, the only one while the benchmark runs), by process id; empty without {@code
+     * /proc}.
      */
-    static double postgresCpuSeconds() {
+    static Map<String, Long> postgresCpuTicks() {
+        Map<String, Long> ticks = new java.util.HashMap<>();
         Path proc = Path.of("/proc");
         if (!Files.isDirectory(proc)) {
-            return Double.NaN;
+            return ticks;
         }
-        long ticks = 0;
         try (Stream<Path> entries = Files.list(proc)) {
             for (Path entry : entries.toList()) {
                 String pid = entry.getFileName().toString();
@@ -196,13 +205,29 @@ public final class JobFires {
                     }
                     String[] fields = stat.substring(close + 2).split(" ");
                     // after the name: state is field 3 of stat(5), utime 14 and stime 15
-                    ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                    ticks.put(pid, Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
                 } catch (IOException | RuntimeException gone) {
                     // the process ended while listed
                 }
             }
         } catch (IOException e) {
+            ticks.clear();
+        }
+        return ticks;
+    }
+
+    /**
+     * CPU seconds the {@code postgres} processes used between two readings of {@link
+     * #postgresCpuTicks()}: those alive at the second, from the first reading or from their start; a
+     * process that ended between them is not counted. NaN without {@code /proc}.
+     */
+    static double postgresCpuSeconds(Map<String, Long> before, Map<String, Long> after) {
+        if (after.isEmpty()) {
             return Double.NaN;
+        }
+        long ticks = 0;
+        for (var process : after.entrySet()) {
+            ticks += process.getValue() - before.getOrDefault(process.getKey(), 0L);
         }
         return ticks / 100.0; // USER_HZ is 100 on Linux
     }
