@@ -194,6 +194,7 @@ public class ClusterAutoConfiguration {
         ZoneId zone = cluster.getTimeZone();
         jobs.setDefaultZone(zone != null ? zone : ZoneId.systemDefault());
         jobs.setLocalJobs(Set.copyOf(cluster.getLocalJobs()));
+        jobs.setListen(cluster.isListen());
         Map<String, CatchUpPolicy.Settings> catchUp = new LinkedHashMap<>();
         cluster.getJobs()
                 .forEach((name, job) -> catchUp.put(

@@ -79,6 +79,14 @@ public class ClusterProperties {
     private Duration databaseTimeout = Duration.ofSeconds(2);
 
     /**
+     * Whether to hear of the fires other instances record through PostgreSQL's LISTEN/NOTIFY, on one
+     * connection held per instance with clustered jobs: only the instance that won a job's last fire
+     * then tries the next one at once, the others a moment later if they heard nothing. Ignored on
+     * other databases, where every instance tries every fire.
+     */
+    private boolean listen = true;
+
+    /**
      * Settings of clustered jobs by job name (bean name, dot, method name; in brackets, since the
      * name holds a dot: {@code timed-jobs.cluster.jobs[reportService.sendDaily].catch-up.policy=each}).
      */
@@ -158,6 +166,14 @@ public class ClusterProperties {
 
     public void setLocalJobs(List<String> localJobs) {
         this.localJobs = new ArrayList<>(Objects.requireNonNull(localJobs, PREFIX + ".cluster.local-jobs"));
+    }
+
+    public boolean isListen() {
+        return listen;
+    }
+
+    public void setListen(boolean listen) {
+        this.listen = listen;
     }
 
     public Duration getDatabaseTimeout() {

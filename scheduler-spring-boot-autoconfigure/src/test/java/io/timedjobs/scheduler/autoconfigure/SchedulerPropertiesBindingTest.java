@@ -83,6 +83,7 @@ class SchedulerPropertiesBindingTest {
                         "timed-jobs.cluster.fire-horizon=1m",
                         "timed-jobs.cluster.local-jobs=cache.refresh",
                         "timed-jobs.cluster.database-timeout=3s",
+                        "timed-jobs.cluster.listen=false",
                         "timed-jobs.jdbc.initialize-schema=always",
                         "timed-jobs.jdbc.table-prefix=jobs_",
                         "timed-jobs.durable.max-attempts=3",
@@ -101,6 +102,7 @@ class SchedulerPropertiesBindingTest {
                     assertThat(properties.getHealth().getLatenessThreshold()).isEqualTo(Duration.ofSeconds(30));
                     assertThat(properties.getCluster().getLease()).isEqualTo(Duration.ofSeconds(30));
                     assertThat(properties.getCluster().getDatabaseTimeout()).isEqualTo(Duration.ofSeconds(3));
+                    assertThat(properties.getCluster().isListen()).isFalse();
                     assertThat(properties.getDurable().getMaxAttempts()).isEqualTo(3);
                     assertThat(properties.getDurable().getCompletionLinger()).isEqualTo(Duration.ofMillis(20));
                     assertThat(properties.getDashboard().isEnabled()).isTrue();

@@ -45,7 +45,21 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             OutageLog outages,
             Duration pollInterval,
             Duration maxRunTime,
-            Duration fireHorizon) {}
+            Duration fireHorizon,
+            FireNotices notices) {
+
+        /** As above, with no fire heard from other instances: each tries every fire at once. */
+        public Context(
+                JobStore store,
+                DatabaseClock clock,
+                ClusterJobStats stats,
+                OutageLog outages,
+                Duration pollInterval,
+                Duration maxRunTime,
+                Duration fireHorizon) {
+            this(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon, FireNotices.none());
+        }
+    }
 
     protected final String name;
     protected final Runnable task;
@@ -68,6 +82,14 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     /** Whether the pending fire is a missed one that the catch-up tries. */
     private volatile boolean pendingMissed;
+
+    /**
+     * Whether this instance tries the next fire as soon as it is due: true until it loses a fire to
+     * another instance, and again once it records one. One that lost waits {@link
+     * FireNotices#BACKUP_DELAY} and tries only a fire it has not heard recorded (see {@link
+     * FireNotices}).
+     */
+    private volatile boolean first = true;
 
     /** This instance's definition of the job, and its key; set by the subclass's constructor. */
     private @Nullable JobDefinition definition;
@@ -151,7 +173,16 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
                     : context.clock().notBeforeLocal(missed);
         }
         pendingFire = fire;
-        return fire == null ? wakeUp() : context.clock().notBeforeLocal(fire); // never early
+        if (fire == null) {
+            return wakeUp();
+        }
+        Instant at = context.clock().notBeforeLocal(fire); // never early
+        return backsUp() ? at.plus(FireNotices.BACKUP_DELAY) : at;
+    }
+
+    /** Whether this instance leaves the next fire to the one that won the last, for a moment. */
+    private boolean backsUp() {
+        return !first && catchUp == null && context.notices().listening();
     }
 
     private @Nullable Instant wakeUp() {
@@ -178,7 +209,15 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             context.stats().skipped(name, SkipReason.DATABASE_DOWN);
             return;
         }
-        runFire(fire);
+        Departure departure = context.store().departure();
+        if (!departure.beginFire()) {
+            return; // the instance is leaving: the others count it as dead from its last beat on
+        }
+        try {
+            runFire(fire);
+        } finally {
+            departure.endFire();
+        }
     }
 
     /** Stands by while another definition fires, saying so once. */
@@ -220,6 +259,10 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         JobStore store = context.store();
         ClusterJobStats stats = context.stats();
         long start = System.nanoTime();
+        if (backsUp() && context.notices().recorded(name, fire, key())) {
+            stats.skipped(name, SkipReason.LOST); // heard recorded elsewhere: no statement to lose it
+            return;
+        }
         try {
             liftFenceIfDue();
             // a job with a catch-up policy moves its watermark with the record; the others learn
@@ -228,10 +271,16 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             JobStore.FireAttempt attempt;
             JobStore.Lease lease;
             if (catchUp == null) {
-                JobStore.FireAndLease both =
-                        store.recordFireAndLease(name, key(), fire, context.fireHorizon(), context.maxRunTime());
+                JobStore.FireAndLease both = store.recordFireAndLease(
+                        name,
+                        key(),
+                        fire,
+                        context.fireHorizon(),
+                        context.maxRunTime(),
+                        context.notices().channel());
                 attempt = both.attempt();
                 lease = both.lease();
+                first = attempt.recorded();
             } else {
                 attempt = JobStore.FireAttempt.unexplained(
                         store.catchUp().recordFireAndAdvance(name, key(), fire, context.fireHorizon()));

@@ -58,6 +58,13 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
     private final ClusteredJob.Context context;
     private final List<ClusteredJob> jobs = new CopyOnWriteArrayList<>();
     private final Duration firesKept;
+
+    /** Fires recorded by other instances, heard where the database notifies; see FireNotices. */
+    private final FireNotices notices;
+
+    /** Whether to listen for fires recorded elsewhere; see {@link #setListen(boolean)}. */
+    private volatile boolean listen = true;
+
     private ZoneId defaultZone = ZoneId.systemDefault();
     private Set<String> localJobs = Set.of();
     private Predicate<String> clusteredQualifier = String::isEmpty;
@@ -98,7 +105,25 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
             RunHistory history) {
         this.instance = heartbeat.instance();
         JobStore store = new JobStore(database, instance, history);
-        this.context = new ClusteredJob.Context(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon);
+        this.notices = FireNotices.of(database, instance.name(), pollInterval);
+        this.context =
+                new ClusteredJob.Context(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon, notices);
+        heartbeat.addStopAction(notices::stop);
+        // A graceful stop keeps beating while the fires going on end (at most half the lease, so that
+        // a run that hangs cannot keep the instance from stopping), and begins none: no other
+        // instance takes a run lease over from a run still going, as it would from a dead instance.
+        Duration stopWait = instance.lease().dividedBy(2);
+        heartbeat.addStopWait(() -> {
+            try {
+                if (!store.departure().leave(stopWait, () -> store.heldLeases().isEmpty())) {
+                    logger.warn("Instance " + instance.name() + " stops while clustered job run(s) "
+                            + store.heldLeases() + " still go on after " + stopWait + "; other instances may"
+                            + " take their run leases over once this instance is gone");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
         Duration keep = fireHorizon.multipliedBy(2);
         this.firesKept = keep;
         long pruneEveryNanos = fireHorizon.toNanos();
@@ -122,6 +147,18 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         });
         // A process that died under this name left its runs: they end now, not at the max run time.
         instance.addStartAction(store::expireLeftoverLeases);
+        instance.addStartAction(store.departure()::rejoin);
+    }
+
+    /**
+     * Sets whether this instance listens for the fires other instances record (PostgreSQL's {@code
+     * LISTEN}, on one connection held while it runs clustered jobs), so that only the instance that
+     * won a job's last fire tries the next one at once; true by default. When false, or where the
+     * database cannot notify, every instance tries every fire (one statement each). Fires recorded
+     * here are announced either way.
+     */
+    public void setListen(boolean listen) {
+        this.listen = listen;
     }
 
     /** Sets the zone of cron expressions declared without one; default the JVM's. */
@@ -184,10 +221,17 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
                 context,
                 defaultZone,
                 factory,
-                jobs::add);
+                this::added);
         clustered.setCatchUpSettings(catchUpSettings);
         registrar.setTaskScheduler(clustered);
         logJobs(registrar, clustered);
+    }
+
+    private void added(ClusteredJob job) {
+        jobs.add(job);
+        if (listen) {
+            notices.start(); // idempotent: one listener for all of this instance's jobs
+        }
     }
 
     private void logJobs(ScheduledTaskRegistrar registrar, ClusteredTaskScheduler scheduler) {

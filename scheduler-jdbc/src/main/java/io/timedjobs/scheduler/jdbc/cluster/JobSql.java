@@ -200,6 +200,15 @@ final class JobSql {
      * millis, fire, horizon millis, definition key.
      */
     String recordFireOrRead() {
+        return recordFireOrRead(false);
+    }
+
+    /**
+     * {@link #recordFireOrRead()}, announcing a recorded fire with {@code pg_notify} in the same
+     * statement when {@code announce} (delivered at its commit; see {@link FireNotices}): then two
+     * more binds at the end, channel and payload, and a column {@code announced}.
+     */
+    String recordFireOrRead(boolean announce) {
         return "WITH job AS (SELECT definition_key, " + PAUSED + " AS paused FROM " + jobs + " WHERE job_name = ?),"
                 + " recorded AS (INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
                 + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
@@ -208,37 +217,10 @@ final class JobSql {
                 + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
                 + " AND EXISTS (SELECT 1 FROM job WHERE definition_key = ? AND NOT paused)"
                 + " ON CONFLICT DO NOTHING RETURNING 1)"
+                + (announce ? ", announced AS (SELECT pg_notify(?, ?) FROM recorded)" : "")
                 + " SELECT (SELECT COUNT(*) FROM recorded) AS recorded,"
-                + " (SELECT definition_key FROM job) AS definition_key, (SELECT paused FROM job) AS paused";
-    }
-
-    /**
-     * {@link #recordFireOrRead()} with the run lease taken in the same statement when the fire is
-     * recorded: free, held under the taker's own name, expired, or held by a dead instance. One row:
-     * {@code recorded}, {@code definition_key} and {@code paused} as there, {@code leased} (0 or 1),
-     * and {@code taken_over} (1 when the lease taken had been held by another instance, expired or
-     * dead, as the statement began; a lease released meanwhile by a run that just ended is no
-     * take-over). Binds: dead after, job, job, fire, instance, fire, minus horizon millis, fire,
-     * horizon millis, definition key, instance, max run millis, job, instance, dead after.
-     */
-    String recordFireAndLease() {
-        return "WITH job AS (SELECT definition_key, " + PAUSED + " AS paused, CASE WHEN lease_owner IS NOT NULL"
-                + " AND (lease_until < " + now + " OR " + ownerIsDead + ") THEN lease_owner END AS stale_owner"
-                + " FROM " + jobs + " WHERE job_name = ?),"
-                + " recorded AS (INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
-                + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
-                + " CAST(? AS VARCHAR(200)), " + now
-                + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
-                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
-                + " AND EXISTS (SELECT 1 FROM job WHERE definition_key = ? AND NOT paused)"
-                + " ON CONFLICT DO NOTHING RETURNING 1),"
-                + " leased AS (UPDATE " + jobs + " SET lease_owner = ?, lease_until = " + nowPlus
-                + " WHERE job_name = ? AND EXISTS (SELECT 1 FROM recorded)"
-                + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < " + now + " OR " + ownerIsDead
-                + ") RETURNING 1)"
-                + " SELECT (SELECT COUNT(*) FROM recorded) AS recorded,"
-                + " (SELECT definition_key FROM job) AS definition_key, (SELECT paused FROM job) AS paused,"
-                + " (SELECT COUNT(*) FROM leased) AS leased, (SELECT stale_owner FROM job) AS stale_owner";
+                + " (SELECT definition_key FROM job) AS definition_key, (SELECT paused FROM job) AS paused"
+                + (announce ? ", (SELECT COUNT(*) FROM announced) AS announced" : "");
     }
 
     /**

@@ -9,6 +9,7 @@ import io.timedjobs.scheduler.jdbc.history.RunKind;
 import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -76,6 +77,9 @@ public final class JobStore {
 
     /** The statements of the job's definitions, beside these. */
     private final JobDefinitionStore definitions;
+
+    /** Fires going on here, and whether more may begin: see {@link Departure}. */
+    private final Departure departure = new Departure();
 
     /** Jobs whose run lease this instance holds, as far as it knows; see {@link #heldLeases()}. */
     private final Set<String> held = ConcurrentHashMap.newKeySet();
@@ -209,77 +213,56 @@ public final class JobStore {
      * the job's row that tells a loser why: no statement of its own only to label the skip.
      */
     FireAttempt recordFireOrRead(String job, String definitionKey, Instant fireAt, Duration horizon) {
+        return recordFireOrRead(job, definitionKey, fireAt, horizon, null);
+    }
+
+    private FireAttempt recordFireOrRead(
+            String job, String definitionKey, Instant fireAt, Duration horizon, @Nullable String channel) {
         if (!dialect.foldsInsertWithRead()) {
             return FireAttempt.unexplained(recordFire(job, definitionKey, fireAt, horizon));
         }
         Object at = dialect.bind(fireAt);
         long horizonMillis = horizon.toMillis();
+        List<Object> binds =
+                new ArrayList<>(List.of(job, job, at, instance.name(), at, -horizonMillis, at, horizonMillis));
+        binds.add(definitionKey);
+        if (channel != null) {
+            binds.add(channel);
+            binds.add(FireNotices.payload(job, definitionKey, fireAt));
+        }
         return Objects.requireNonNull(jdbc.query(
-                sql.recordFireOrRead(),
+                sql.recordFireOrRead(channel != null),
                 rs -> {
                     rs.next();
                     String key = rs.getString("definition_key");
                     return new FireAttempt(rs.getLong("recorded") == 1, true, key, rs.getBoolean("paused"));
                 },
-                job,
-                job,
-                at,
-                instance.name(),
-                at,
-                -horizonMillis,
-                at,
-                horizonMillis,
-                definitionKey));
+                binds.toArray()));
     }
 
     /**
-     * Records the fire and, when recorded, takes the job's run lease ({@link #acquireLease}): in one
-     * statement where the dialect folds them ({@link JdbcDialect#foldsInsertWithRead()}), else as
-     * {@link #recordFireOrRead} then {@link #acquireLease}. The lease is null when the fire was not
-     * recorded.
+     * Records the fire ({@link #recordFireOrRead}) and, when recorded, takes the job's run lease
+     * ({@link #acquireLease}); the lease is null when the fire was not recorded.
      */
     FireAndLease recordFireAndLease(
             String job, String definitionKey, Instant fireAt, Duration horizon, Duration maxRunTime) {
-        if (!dialect.foldsInsertWithRead()) {
-            FireAttempt attempt = recordFireOrRead(job, definitionKey, fireAt, horizon);
-            return new FireAndLease(attempt, attempt.recorded() ? acquireLease(job, maxRunTime) : null);
-        }
-        Object at = dialect.bind(fireAt);
-        long horizonMillis = horizon.toMillis();
-        FireAndLease result = Objects.requireNonNull(jdbc.query(
-                sql.recordFireAndLease(),
-                rs -> {
-                    rs.next();
-                    FireAttempt attempt = new FireAttempt(
-                            rs.getLong("recorded") == 1, true, rs.getString("definition_key"), rs.getBoolean("paused"));
-                    if (!attempt.recorded()) {
-                        return new FireAndLease(attempt, null);
-                    }
-                    String stale = rs.getString("stale_owner");
-                    Lease lease = rs.getLong("leased") == 0
-                            ? Lease.BUSY
-                            : stale == null || stale.equals(instance.name()) ? Lease.TAKEN : Lease.TAKEN_OVER;
-                    return new FireAndLease(attempt, lease);
-                },
-                instance.deadAfterMillisParameter(),
-                job,
-                job,
-                at,
-                instance.name(),
-                at,
-                -horizonMillis,
-                at,
-                horizonMillis,
-                definitionKey,
-                instance.name(),
-                maxRunTime.toMillis(),
-                job,
-                instance.name(),
-                instance.deadAfterMillisParameter()));
-        if (result.lease() == Lease.TAKEN || result.lease() == Lease.TAKEN_OVER) {
-            held.add(job);
-        }
-        return result;
+        return recordFireAndLease(job, definitionKey, fireAt, horizon, maxRunTime, null);
+    }
+
+    /**
+     * As {@link #recordFireAndLease(String, String, Instant, Duration, Duration)}, announcing a
+     * recorded fire on {@code channel} in the statement that records it where the dialect folds
+     * statements (PostgreSQL; null: no announcement).
+     */
+    FireAndLease recordFireAndLease(
+            String job,
+            String definitionKey,
+            Instant fireAt,
+            Duration horizon,
+            Duration maxRunTime,
+            @Nullable String channel) {
+        FireAttempt attempt = recordFireOrRead(job, definitionKey, fireAt, horizon, channel);
+        return new FireAndLease(attempt, attempt.recorded() ? acquireLease(job, maxRunTime) : null);
     }
 
     /** What {@link #recordFireAndLease} found: the attempt, and the lease when the fire was recorded. */
@@ -375,6 +358,11 @@ public final class JobStore {
                 failure == null ? null : RunHistory.errorSummary(failure));
     }
 
+    /** Whether fires may begin on this instance, and the wait for those going at a stop. */
+    Departure departure() {
+        return departure;
+    }
+
     /**
      * Returns the jobs whose run lease this instance took and has not released yet: what another
      * instance may take over if this one falls silent for longer than the lease.
@@ -400,6 +388,9 @@ public final class JobStore {
 
     private void released(String job) {
         held.remove(job);
+        synchronized (held) {
+            held.notifyAll(); // see awaitNoLeases
+        }
         releasedSincePoll.add(job);
     }
 

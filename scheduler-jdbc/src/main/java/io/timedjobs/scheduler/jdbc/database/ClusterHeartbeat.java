@@ -58,6 +58,13 @@ public final class ClusterHeartbeat implements SmartLifecycle {
     private final OutageLog outages;
     private final Duration pollInterval;
     private final List<Runnable> pollActions = new CopyOnWriteArrayList<>();
+
+    /** Run by stop(), before the row is removed. */
+    private final List<Runnable> stopActions = new CopyOnWriteArrayList<>();
+
+    /** Run by stop() first, while the heartbeat still beats. */
+    private final List<Runnable> stopWaits = new CopyOnWriteArrayList<>();
+
     private final List<Supplier<String>> holdings = new CopyOnWriteArrayList<>();
 
     /** What the next beat carries, asked at each beat; see {@link #setBeatRide}. */
@@ -112,6 +119,20 @@ public final class ClusterHeartbeat implements SmartLifecycle {
      */
     public void addPollAction(Runnable action) {
         pollActions.add(Objects.requireNonNull(action, "action"));
+    }
+
+    /**
+     * Adds a wait run by {@link #stop()} first, while the instance still beats: it returns once
+     * what this instance holds that others would take over from a dead instance has ended (runs of
+     * clustered jobs), or gives up by itself. Waits are run in the order added.
+     */
+    public void addStopWait(Runnable wait) {
+        stopWaits.add(Objects.requireNonNull(wait, "wait"));
+    }
+
+    /** Adds an action run by {@link #stop()} before the instance's row is removed, in the order added. */
+    public void addStopAction(Runnable action) {
+        stopActions.add(Objects.requireNonNull(action, "action"));
     }
 
     /**
@@ -267,12 +288,26 @@ public final class ClusterHeartbeat implements SmartLifecycle {
         if (running == null) {
             return;
         }
+        for (Runnable wait : stopWaits) {
+            try {
+                wait.run(); // still beating: what ends here is not taken over as a dead instance's
+            } catch (RuntimeException ex) {
+                outages.failed("stop of " + instance.name(), ex);
+            }
+        }
         executor = null;
         running.shutdownNow();
         try {
             running.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
+        }
+        for (Runnable action : stopActions) {
+            try {
+                action.run();
+            } catch (RuntimeException ex) {
+                outages.failed("stop of " + instance.name(), ex);
+            }
         }
         if (registered) {
             try {

@@ -12,10 +12,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Not API: used by durable tasks. Thread-safe; started and stopped by the engine that owns it.
- * Listens, on one connection of its own, to the notifications other instances send when they
- * schedule a task that this instance may have to claim soon (PostgreSQL's {@code LISTEN}), and
- * hands each payload to the engine on its own daemon thread. Waiting for a notification sends
+ * Not API: used by durable tasks and clustered jobs. Thread-safe; started and stopped by the part
+ * that owns it. Listens, on one connection of its own, to one channel of notifications that other
+ * instances send (PostgreSQL's {@code LISTEN}): a task scheduled that this instance may have to
+ * claim soon, or a fire recorded; hands each payload to its owner on its own daemon thread. Waiting for a notification sends
  * nothing to the database: the connection only reads its socket.
  *
  * <p>Where the database or its driver cannot notify, or the connection is lost, {@link
@@ -39,6 +39,7 @@ public final class TaskNotifications {
     private final Consumer<List<String>> notified;
     private final Runnable reconnected;
     private final String name;
+    private final String subject;
 
     private volatile boolean listening;
     private volatile boolean stopped = true;
@@ -46,13 +47,16 @@ public final class TaskNotifications {
 
     private TaskNotifications(
             ClusterDatabase database,
+            String channel,
             String name,
+            String subject,
             Duration retry,
             Consumer<List<String>> notified,
             Runnable reconnected) {
         this.database = database;
-        this.channel = channel(database.tables());
+        this.channel = channel;
         this.name = name;
+        this.subject = subject;
         this.retry = retry;
         this.notified = notified;
         this.reconnected = reconnected;
@@ -74,10 +78,38 @@ public final class TaskNotifications {
             Duration retry,
             Consumer<List<String>> notified,
             Runnable reconnected) {
+        return of(
+                database,
+                channel(database.tables()),
+                name,
+                "durable tasks scheduled elsewhere",
+                retry,
+                notified,
+                reconnected);
+    }
+
+    /**
+     * As {@link #of(ClusterDatabase, String, Duration, Consumer, Runnable)}, on {@code channel}, its
+     * log lines saying what this instance hears of ({@code subject}).
+     */
+    public static @Nullable TaskNotifications of(
+            ClusterDatabase database,
+            String channel,
+            String name,
+            String subject,
+            Duration retry,
+            Consumer<List<String>> notified,
+            Runnable reconnected) {
         if (database.dialect().notifySql() == null || !PostgresListen.driverPresent()) {
             return null;
         }
-        return new TaskNotifications(database, name, retry, notified, reconnected);
+        return new TaskNotifications(database, channel, name, subject, retry, notified, reconnected);
+    }
+
+    /** The channel on which the fires recorded in these tables are announced: the fires table's name. */
+    public static String firesChannel(TableNames tables) {
+        String table = tables.fires();
+        return table.length() <= MAX_CHANNEL_BYTES ? table : table.substring(0, MAX_CHANNEL_BYTES);
     }
 
     /** The channel on which the tasks of these tables are announced: the tasks table's name. */
@@ -97,7 +129,7 @@ public final class TaskNotifications {
             return;
         }
         stopped = false;
-        Thread started = new Thread(this::listenUntilStopped, "timed-jobs-listen-" + name);
+        Thread started = new Thread(this::listenUntilStopped, "timed-jobs-listen-" + channel + "-" + name);
         started.setDaemon(true);
         thread = started;
         started.start();
@@ -132,7 +164,7 @@ public final class TaskNotifications {
                 }
                 listening = true;
                 if (lostOnce) {
-                    logger.info("Instance " + name + " listens for durable tasks scheduled elsewhere again");
+                    logger.info("Instance " + name + " listens for " + subject + " again");
                 }
                 reconnected.run();
                 while (!stopped) {
@@ -147,8 +179,7 @@ public final class TaskNotifications {
                 }
                 if (!lostOnce || listening) {
                     logger.warn(
-                            "Instance " + name + " no longer hears of durable tasks scheduled elsewhere; it polls"
-                                    + " every poll interval until it listens again: " + e,
+                            "Instance " + name + " no longer hears of " + subject + " until it listens again: " + e,
                             logger.isDebugEnabled() ? e : null);
                 }
                 lostOnce = true;
@@ -163,7 +194,7 @@ public final class TaskNotifications {
         try {
             notified.accept(payloads);
         } catch (RuntimeException e) {
-            logger.warn(payloads.size() + " durable task notifications could not be handled on " + name, e);
+            logger.warn(payloads.size() + " notifications of " + subject + " could not be handled on " + name, e);
         }
     }
 

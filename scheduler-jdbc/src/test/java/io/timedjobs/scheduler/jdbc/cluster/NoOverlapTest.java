@@ -83,7 +83,7 @@ class NoOverlapTest {
         List<RunLog.Run> runs = sortedByStart(log.runs("long"));
         for (int i = 1; i < runs.size(); i++) {
             assertThat(runs.get(i).startNanos())
-                    .as("run %s overlaps run %s", i, i - 1)
+                    .as("run %s overlaps run %s: %s", i, i - 1, runs)
                     .isGreaterThanOrEqualTo(runs.get(i - 1).endNanos());
         }
         assertThat(jobs.stream()

@@ -1,0 +1,75 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Thread-safe; one per instance, in its {@link JobStore}: fires begin and end on the scheduler's
+ * threads, the stop waits on the heartbeat's caller. Whether fires of clustered jobs may begin on
+ * this instance, and the wait at a graceful stop for those going on.
+ *
+ * <p>Why: the others count an instance that left (its row removed) as dead and take over its run
+ * leases. A stop that removed the row while a run went on, or before a fire that began just then
+ * took its lease, let two runs of a job overlap. So {@link #leave} first stops new fires, then
+ * waits, while the instance still beats, for those begun to end. The order of the two counts makes
+ * it safe: a fire counts itself before it reads the flag, the stop sets the flag before it reads
+ * the count, so either the fire sees the flag and gives up, or the stop sees the fire and waits.
+ */
+final class Departure {
+
+    private volatile boolean leaving;
+    private final AtomicInteger going = new AtomicInteger();
+    private final Object monitor = new Object();
+
+    /**
+     * Begins a fire (its attempt and its run); false once the instance is leaving, when the fire must
+     * not be tried. Each true is followed by {@link #endFire()}.
+     */
+    boolean beginFire() {
+        going.incrementAndGet();
+        if (leaving) {
+            endFire();
+            return false;
+        }
+        return true;
+    }
+
+    /** Ends what {@link #beginFire()} began. */
+    void endFire() {
+        going.decrementAndGet();
+        changed();
+    }
+
+    /** Wakes a stop waiting in {@link #leave} to look again (a run lease was given back). */
+    void changed() {
+        synchronized (monitor) {
+            monitor.notifyAll();
+        }
+    }
+
+    /**
+     * No fire begins from now on; waits at most {@code timeout} for the fires going on to end and for
+     * {@code idle} (no run lease held) to hold; returns whether both did.
+     */
+    boolean leave(Duration timeout, BooleanSupplier idle) throws InterruptedException {
+        leaving = true; // before the count is read: see the class comment
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (monitor) {
+            while (going.get() > 0 || !idle.getAsBoolean()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(monitor, left);
+            }
+            return true;
+        }
+    }
+
+    /** As the instance registers again after a stop: fires may begin again. */
+    void rejoin() {
+        leaving = false;
+    }
+}

@@ -1,0 +1,141 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.TaskNotifications;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe; used by the clustered jobs of one instance ({@link ClusteredJobs} starts and stops
+ * it, each {@link ClusteredJob} asks it). The fires other instances recorded, heard as they commit
+ * (PostgreSQL's {@code LISTEN}/{@code NOTIFY}): the statement that records a fire announces it,
+ * at no statement of its own.
+ *
+ * <p>What it is for: an instance that lost a job's last fire tries the next one a {@linkplain
+ * #BACKUP_DELAY moment} after it is due, and only if it has not heard it recorded meanwhile. So in
+ * the usual case only the instance that won the last fire sends a statement for the next one,
+ * however many instances run the job; should that instance be gone or late, the others try and one
+ * of them records it, a moment late. Hearing is only ever a reason to skip a fire that is already
+ * recorded, which the attempt would have lost anyway: a lost or late notification costs a statement,
+ * never a fire. Without notifications (another database, no driver, a lost connection, or turned
+ * off), every instance tries every fire at once, as before.
+ */
+final class FireNotices {
+
+    /**
+     * How long after a fire is due an instance that lost the job's last fire waits before trying it:
+     * time for the usual winner's notification to arrive.
+     */
+    static final Duration BACKUP_DELAY = Duration.ofMillis(100);
+
+    /** The latest fire heard recorded, per job: its instant in epoch microseconds, and its definition. */
+    private record Heard(long fireMicros, String definitionKey) {}
+
+    private final @Nullable TaskNotifications listener;
+    private final @Nullable String channel;
+    private final Map<String, Heard> heard = new ConcurrentHashMap<>();
+
+    private FireNotices(@Nullable TaskNotifications listener, @Nullable String channel) {
+        this.listener = listener;
+        this.channel = channel;
+    }
+
+    /** Notices that hear nothing and announce nothing: every instance tries every fire at once. */
+    static FireNotices none() {
+        return new FireNotices(null, null);
+    }
+
+    /**
+     * Notices on {@code database} where it can notify (PostgreSQL with its driver), else {@link
+     * #none()}.
+     *
+     * @param instance this instance's name, for the listening thread's and the log's
+     * @param retry how long to wait before listening again after a lost connection
+     */
+    static FireNotices of(ClusterDatabase database, String instance, Duration retry) {
+        if (!database.dialect().foldsInsertWithRead()) {
+            return none(); // the fire is announced by the statement that records it and takes the lease
+        }
+        String channel = TaskNotifications.firesChannel(database.tables());
+        FireNotices[] self = new FireNotices[1];
+        TaskNotifications listener = TaskNotifications.of(
+                database,
+                channel,
+                instance,
+                "fires recorded by other instances",
+                retry,
+                payloads -> self[0].heard(payloads),
+                () -> {});
+        self[0] = listener == null ? none() : new FireNotices(listener, channel);
+        return self[0];
+    }
+
+    /** Starts listening in the background; idempotent. */
+    void start() {
+        if (listener != null) {
+            listener.start();
+        }
+    }
+
+    /** Stops listening; idempotent. */
+    void stop() {
+        if (listener != null) {
+            listener.stop();
+        }
+    }
+
+    /** Whether a fire recorded elsewhere now would be heard here. */
+    boolean listening() {
+        return listener != null && listener.listening();
+    }
+
+    /** The channel the statement that records a fire announces it on; null where fires are not announced. */
+    @Nullable
+    String channel() {
+        return channel;
+    }
+
+    /** The announcement of {@code fire} of {@code job} recorded under {@code definitionKey}. */
+    static String payload(String job, String definitionKey, Instant fire) {
+        return micros(fire) + " " + definitionKey + " " + job;
+    }
+
+    /** Whether {@code fire} of {@code job} was heard recorded under {@code definitionKey}. */
+    boolean recorded(String job, Instant fire, String definitionKey) {
+        Heard last = heard.get(job);
+        return last != null
+                && last.fireMicros() == micros(fire)
+                && last.definitionKey().equals(definitionKey);
+    }
+
+    /** Keeps the latest fire heard for each job; payloads that do not parse are ignored. */
+    void heard(List<String> payloads) {
+        for (String payload : payloads) {
+            int first = payload.indexOf(' ');
+            int second = first < 0 ? -1 : payload.indexOf(' ', first + 1);
+            if (second < 0) {
+                continue;
+            }
+            long fireMicros;
+            try {
+                fireMicros = Long.parseLong(payload.substring(0, first));
+            } catch (NumberFormatException e) {
+                continue;
+            }
+            Heard fire = new Heard(fireMicros, payload.substring(first + 1, second));
+            heard.merge(
+                    payload.substring(second + 1),
+                    fire,
+                    (old, now) -> now.fireMicros() >= old.fireMicros() ? now : old);
+        }
+    }
+
+    private static long micros(Instant instant) {
+        return ChronoUnit.MICROS.between(Instant.EPOCH, instant);
+    }
+}
