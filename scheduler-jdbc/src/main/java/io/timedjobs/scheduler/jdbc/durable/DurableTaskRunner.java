@@ -388,8 +388,11 @@ final class DurableTaskRunner {
      * #polled()}): what this instance held through a silence that poll finds.
      */
     List<String> heldSinceLastPoll() {
-        Set<String> held = new TreeSet<>(endedSincePoll);
+        // running first: a run that ends meanwhile joins endedSincePoll before it leaves running
+        // (see runStarted), so read in this order it is seen in one set or the other
+        Set<String> held = new TreeSet<>();
         running.forEach(task -> held.add(describe(task)));
+        held.addAll(endedSincePoll);
         return List.copyOf(held);
     }
 
