@@ -224,6 +224,38 @@ final class JobSql {
     }
 
     /**
+     * {@link #recordFireOrRead(boolean)} with the run lease taken in the same statement when the
+     * fire is recorded, on the terms of {@link #takeFreeLease()} and {@link #takeExpiredLease()}
+     * together. One row: {@code recorded}, {@code definition_key} and {@code paused} as there,
+     * {@code leased} (0 or 1), and {@code stale_owner}: the lease's holder when, as the statement
+     * began, its lease had ended or its holder was dead (a lease released meanwhile by a run that
+     * just ended is then no take-over). Binds: dead after, job, job, fire, instance, fire, minus
+     * horizon millis, fire, horizon millis, definition key, instance, max run millis, job,
+     * instance, dead after; then channel and payload when {@code announce}.
+     */
+    String recordFireAndLease(boolean announce) {
+        return "WITH job AS (SELECT definition_key, " + PAUSED + " AS paused, CASE WHEN lease_owner IS NOT NULL"
+                + " AND (lease_until < " + now + " OR " + ownerIsDead + ") THEN lease_owner END AS stale_owner"
+                + " FROM " + jobs + " WHERE job_name = ?),"
+                + " recorded AS (INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
+                + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
+                + " CAST(? AS VARCHAR(200)), " + now
+                + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
+                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
+                + " AND EXISTS (SELECT 1 FROM job WHERE definition_key = ? AND NOT paused)"
+                + " ON CONFLICT DO NOTHING RETURNING 1),"
+                + " leased AS (UPDATE " + jobs + " SET lease_owner = ?, lease_until = " + nowPlus
+                + " WHERE job_name = ? AND EXISTS (SELECT 1 FROM recorded)"
+                + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < " + now + " OR " + ownerIsDead
+                + ") RETURNING 1)"
+                + (announce ? ", announced AS (SELECT pg_notify(?, ?) FROM recorded)" : "")
+                + " SELECT (SELECT COUNT(*) FROM recorded) AS recorded,"
+                + " (SELECT definition_key FROM job) AS definition_key, (SELECT paused FROM job) AS paused,"
+                + " (SELECT COUNT(*) FROM leased) AS leased, (SELECT stale_owner FROM job) AS stale_owner"
+                + (announce ? ", (SELECT COUNT(*) FROM announced) AS announced" : "");
+    }
+
+    /**
      * Takes a run lease that is free or held under the taker's own name (a leftover of its crash).
      * Binds: instance, max run millis, job, instance.
      */

@@ -242,7 +242,8 @@ public final class JobStore {
 
     /**
      * Records the fire ({@link #recordFireOrRead}) and, when recorded, takes the job's run lease
-     * ({@link #acquireLease}); the lease is null when the fire was not recorded.
+     * ({@link #acquireLease}): in one statement where the dialect folds statements (PostgreSQL),
+     * else in two. The lease is null when the fire was not recorded.
      */
     FireAndLease recordFireAndLease(
             String job, String definitionKey, Instant fireAt, Duration horizon, Duration maxRunTime) {
@@ -261,8 +262,40 @@ public final class JobStore {
             Duration horizon,
             Duration maxRunTime,
             @Nullable String channel) {
-        FireAttempt attempt = recordFireOrRead(job, definitionKey, fireAt, horizon, channel);
-        return new FireAndLease(attempt, attempt.recorded() ? acquireLease(job, maxRunTime) : null);
+        if (!dialect.foldsInsertWithRead()) {
+            FireAttempt attempt = recordFireOrRead(job, definitionKey, fireAt, horizon, channel);
+            return new FireAndLease(attempt, attempt.recorded() ? acquireLease(job, maxRunTime) : null);
+        }
+        Object at = dialect.bind(fireAt);
+        long horizonMillis = horizon.toMillis();
+        List<Object> binds = new ArrayList<>(
+                List.of(instance.deadAfterMillisParameter(), job, job, at, instance.name(), at, -horizonMillis, at));
+        binds.addAll(List.of(horizonMillis, definitionKey, instance.name(), maxRunTime.toMillis(), job));
+        binds.addAll(List.of(instance.name(), instance.deadAfterMillisParameter()));
+        if (channel != null) {
+            binds.add(channel);
+            binds.add(FireNotices.payload(job, definitionKey, fireAt));
+        }
+        FireAndLease result = Objects.requireNonNull(jdbc.query(
+                sql.recordFireAndLease(channel != null),
+                rs -> {
+                    rs.next();
+                    FireAttempt attempt = new FireAttempt(
+                            rs.getLong("recorded") == 1, true, rs.getString("definition_key"), rs.getBoolean("paused"));
+                    if (!attempt.recorded()) {
+                        return new FireAndLease(attempt, null);
+                    }
+                    String stale = rs.getString("stale_owner");
+                    Lease lease = rs.getLong("leased") == 0
+                            ? Lease.BUSY
+                            : stale == null || stale.equals(instance.name()) ? Lease.TAKEN : Lease.TAKEN_OVER;
+                    return new FireAndLease(attempt, lease);
+                },
+                binds.toArray()));
+        if (result.lease() == Lease.TAKEN || result.lease() == Lease.TAKEN_OVER) {
+            held.add(job);
+        }
+        return result;
     }
 
     /** What {@link #recordFireAndLease} found: the attempt, and the lease when the fire was recorded. */
