@@ -83,7 +83,7 @@ final class FixedDelayJob extends ClusteredJob {
             }
             String owner = row.leaseOwner();
             if (row.nextFireAt() == null && owner != null) {
-                if (store.expireDelayedRun(name, owner, delay)) {
+                if (store.delayed().expireDelayedRun(name, owner, delay)) {
                     leaseExpired();
                     JobStore.JobRow after = store.read(name);
                     return after == null ? null : after.nextFireAt();
@@ -107,8 +107,9 @@ final class FixedDelayJob extends ClusteredJob {
         long start = System.nanoTime();
         try {
             liftFenceIfDue();
-            boolean claimed = store.claimDelayedFire(
-                    name, key(), fire, EARLY.plus(context.clock().error()), context.maxRunTime());
+            boolean claimed = store.delayed()
+                    .claimDelayedFire(
+                            name, key(), fire, EARLY.plus(context.clock().error()), context.maxRunTime());
             context.stats().claimed(System.nanoTime() - start);
             context.outages().succeeded();
             if (!claimed) {
@@ -117,7 +118,7 @@ final class FixedDelayJob extends ClusteredJob {
             }
             if (!store.recordFire(name, key(), fire, context.fireHorizon())) {
                 // Recorded before: never run a fire twice, even if the row said otherwise.
-                store.completeDelayedFire(name, key(), delay);
+                store.delayed().completeDelayedFire(name, key(), delay);
                 context.stats().skipped(name, SkipReason.LOST);
                 return;
             }
@@ -136,7 +137,8 @@ final class FixedDelayJob extends ClusteredJob {
             throw ex;
         } finally {
             try {
-                if (!store.completeDelayedFire(name, key(), delay, fire, System.nanoTime() - began, failure)) {
+                if (!store.delayed()
+                        .completeDelayedFire(name, key(), delay, fire, System.nanoTime() - began, failure)) {
                     leaseLostDuringRun();
                 }
             } catch (DataAccessException ex) {

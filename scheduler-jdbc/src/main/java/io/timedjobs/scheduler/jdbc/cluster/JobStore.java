@@ -78,6 +78,9 @@ public final class JobStore {
     /** The statements of the job's definitions, beside these. */
     private final JobDefinitionStore definitions;
 
+    /** The statements of fixed-delay jobs, beside these. */
+    private final DelayedFireStore delayed;
+
     /** Fires going on here, and whether more may begin: see {@link Departure}. */
     private final Departure departure = new Departure();
 
@@ -105,6 +108,7 @@ public final class JobStore {
         this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
         this.catchUp = new CatchUpStore(database, instance, this);
         this.definitions = new JobDefinitionStore(database, instance, this);
+        this.delayed = new DelayedFireStore(database, instance, this, history);
     }
 
     /** Returns the store of catch-up watermarks, for jobs whose policy catches up. */
@@ -115,6 +119,11 @@ public final class JobStore {
     /** Returns the store of the job's definitions: the row's, the recorded ones and their carriers. */
     JobDefinitionStore definitions() {
         return definitions;
+    }
+
+    /** Returns the store of fixed-delay fires: claimed, completed and expired through the job's row. */
+    DelayedFireStore delayed() {
+        return delayed;
     }
 
     /** Returns this instance's name, the owner of the leases it takes. */
@@ -358,27 +367,8 @@ public final class JobStore {
                 true);
     }
 
-    /**
-     * As {@link #completeDelayedFire(String, String, Duration)}, recording the run in the same
-     * transaction, whether or not the completion was accepted.
-     */
-    boolean completeDelayedFire(
-            String job,
-            String definitionKey,
-            Duration delay,
-            Instant fire,
-            long durationNanos,
-            @Nullable Throwable failure) {
-        released(job);
-        return history.completeFenced(
-                sql.completeDelayedFire(),
-                Arrays.asList(definitionKey, delay.toMillis(), job, instance.name(), definitionKey),
-                () -> completeDelayedFire(job, definitionKey, delay),
-                run(job, fire, durationNanos, failure),
-                true);
-    }
-
-    private FinishedRun run(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {
+    /** The run to record in the history: this instance ran {@code fire} of {@code job}. */
+    FinishedRun run(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {
         return new FinishedRun(
                 RunKind.JOB,
                 job,
@@ -419,67 +409,18 @@ public final class JobStore {
         releasedSincePoll.clear();
     }
 
-    private void released(String job) {
+    /** Notes a run lease taken by a statement of another store (see {@link DelayedFireStore}). */
+    void took(String job) {
+        held.add(job);
+    }
+
+    /** Notes a run lease given up (or about to be): see {@link #heldSinceLastPoll()}. */
+    void released(String job) {
         held.remove(job);
         synchronized (held) {
             held.notifyAll(); // see awaitNoLeases
         }
         releasedSincePoll.add(job);
-    }
-
-    /**
-     * Claims the fixed-delay fire due at {@code nextFireAt}: succeeds only if the row still holds
-     * that next fire and the definition {@code definitionKey}, it is due by the database's clock
-     * (give or take {@code early}), the job is not paused, and no live run holds the lease. The claim
-     * clears the next fire (it is set again at completion) and takes the lease until {@code
-     * maxRunTime} from now.
-     */
-    boolean claimDelayedFire(
-            String job, String definitionKey, Instant nextFireAt, Duration early, Duration maxRunTime) {
-        boolean claimed = jdbc.update(
-                        sql.claimDelayedFire(),
-                        instance.name(),
-                        maxRunTime.toMillis(),
-                        job,
-                        dialect.bind(nextFireAt),
-                        early.toMillis(),
-                        definitionKey,
-                        instance.name(),
-                        instance.deadAfterMillisParameter())
-                == 1;
-        if (claimed) {
-            held.add(job);
-        }
-        return claimed;
-    }
-
-    /**
-     * Ends this instance's fixed-delay run: the next fire is the database's time plus the delay.
-     * Returns false, changing nothing, when the run is no longer this instance's (see {@link
-     * JobSql#completeDelayedFire()}). When the job's definition changed meanwhile, the lease is
-     * released and the next fire the new definition set stands.
-     */
-    boolean completeDelayedFire(String job, String definitionKey, Duration delay) {
-        released(job);
-        return jdbc.update(
-                        sql.completeDelayedFire(), definitionKey, delay.toMillis(), job, instance.name(), definitionKey)
-                == 1;
-    }
-
-    /**
-     * Ends a fixed-delay run whose holder died or ran past its maximum run time, as if it had
-     * completed now: the next fire is the database's time plus the delay; the fire it held is not
-     * run again. Returns whether it did (false when the run is alive or another instance was first).
-     */
-    boolean expireDelayedRun(String job, String owner, Duration delay) {
-        return jdbc.update(
-                        sql.expireDelayedRun(),
-                        delay.toMillis(),
-                        job,
-                        owner,
-                        instance.name(),
-                        instance.deadAfterMillisParameter())
-                == 1;
     }
 
     /** Deletes fire records older than {@code keep}; returns how many. */

@@ -114,7 +114,7 @@ class ClusteredRunHistoryTest {
         long without = counter.transactions() - before;
         before = counter.transactions();
         on.releaseLease("job", fire, 1_000_000, new IllegalStateException("boom"));
-        on.completeDelayedFire("job", "key", Duration.ofSeconds(1), fire, 1_000_000, null);
+        on.delayed().completeDelayedFire("job", "key", Duration.ofSeconds(1), fire, 1_000_000, null);
         long with = counter.transactions() - before;
 
         assertThat(without).isEqualTo(1);

@@ -193,7 +193,7 @@ class JobStoreTest {
         Instant first = row.nextFireAt();
         assertThat(first).isEqualTo(start.truncatedTo(ChronoUnit.MICROS));
 
-        assertThat(f.a().claimDelayedFire("job", DELAY.key(), first, Duration.ZERO, LONG))
+        assertThat(f.a().delayed().claimDelayedFire("job", DELAY.key(), first, Duration.ZERO, LONG))
                 .as("not due yet")
                 .isFalse();
         f.jdbc()
@@ -201,16 +201,16 @@ class JobStoreTest {
                         "UPDATE timed_jobs_jobs SET next_fire_at = ?",
                         f.dialect().bind(now(f).minusMillis(10)));
         Instant due = f.a().read("job").nextFireAt();
-        assertThat(f.b().claimDelayedFire("job", DELAY.key(), due, Duration.ZERO, LONG))
+        assertThat(f.b().delayed().claimDelayedFire("job", DELAY.key(), due, Duration.ZERO, LONG))
                 .isTrue();
-        assertThat(f.a().claimDelayedFire("job", DELAY.key(), due, Duration.ZERO, LONG))
+        assertThat(f.a().delayed().claimDelayedFire("job", DELAY.key(), due, Duration.ZERO, LONG))
                 .isFalse();
         assertThat(f.a().read("job").leaseOwner()).isEqualTo("b");
-        assertThat(f.a().expireDelayedRun("job", "b", Duration.ofSeconds(1)))
+        assertThat(f.a().delayed().expireDelayedRun("job", "b", Duration.ofSeconds(1)))
                 .as("b is alive")
                 .isFalse();
 
-        f.b().completeDelayedFire("job", DELAY.key(), Duration.ofSeconds(5));
+        f.b().delayed().completeDelayedFire("job", DELAY.key(), Duration.ofSeconds(5));
         JobStore.JobRow completed = f.a().read("job");
         assertThat(completed.leaseOwner()).isNull();
         assertThat(Duration.between(now(f), completed.nextFireAt()))
@@ -220,10 +220,11 @@ class JobStoreTest {
                 .update(
                         "UPDATE timed_jobs_jobs SET next_fire_at = ?",
                         f.dialect().bind(now(f).minusMillis(10)));
-        assertThat(f.b().claimDelayedFire("job", DELAY.key(), f.a().read("job").nextFireAt(), Duration.ZERO, LONG))
+        assertThat(f.b().delayed()
+                        .claimDelayedFire("job", DELAY.key(), f.a().read("job").nextFireAt(), Duration.ZERO, LONG))
                 .isTrue();
         f.jdbc().update("DELETE FROM timed_jobs_instances WHERE instance_name = 'b'");
-        assertThat(f.a().expireDelayedRun("job", "b", Duration.ofSeconds(5)))
+        assertThat(f.a().delayed().expireDelayedRun("job", "b", Duration.ofSeconds(5)))
                 .as("b is dead")
                 .isTrue();
         JobStore.JobRow recovered = f.a().read("job");
