@@ -148,6 +148,14 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         // A process that died under this name left its runs: they end now, not at the max run time.
         instance.addStartAction(store::expireLeftoverLeases);
         instance.addStartAction(store.departure()::rejoin);
+        // Listens once the instance has its row (so not at all when a duplicate name refuses it),
+        // and again after a restart; a job added later starts it in added(). Each side writes
+        // before it reads what the other writes (the row flag, the job list), so one sees both.
+        instance.addStartAction(() -> {
+            if (listen && !jobs.isEmpty()) {
+                notices.start();
+            }
+        });
     }
 
     /**
@@ -229,7 +237,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
 
     private void added(ClusteredJob job) {
         jobs.add(job);
-        if (listen) {
+        if (listen && instance.registered()) {
             notices.start(); // idempotent: one listener for all of this instance's jobs
         }
     }

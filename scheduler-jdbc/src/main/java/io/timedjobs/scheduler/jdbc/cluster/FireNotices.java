@@ -40,14 +40,22 @@ final class FireNotices {
     private final @Nullable String channel;
     private final Map<String, Heard> heard = new ConcurrentHashMap<>();
 
-    private FireNotices(@Nullable TaskNotifications listener, @Nullable String channel) {
-        this.listener = listener;
+    private FireNotices() {
+        this.listener = null;
+        this.channel = null;
+    }
+
+    /** Notices that listen on {@code channel}; the listener is null where the database cannot notify. */
+    private FireNotices(ClusterDatabase database, String channel, String instance, Duration retry) {
         this.channel = channel;
+        // Not started here: heard() is called only once start() runs, on a fully built instance.
+        this.listener = TaskNotifications.of(
+                database, channel, instance, "fires recorded by other instances", retry, this::heard, () -> {});
     }
 
     /** Notices that hear nothing and announce nothing: every instance tries every fire at once. */
     static FireNotices none() {
-        return new FireNotices(null, null);
+        return new FireNotices();
     }
 
     /**
@@ -61,18 +69,9 @@ final class FireNotices {
         if (!database.dialect().foldsInsertWithRead()) {
             return none(); // the fire is announced by the statement that records it and takes the lease
         }
-        String channel = TaskNotifications.firesChannel(database.tables());
-        FireNotices[] self = new FireNotices[1];
-        TaskNotifications listener = TaskNotifications.of(
-                database,
-                channel,
-                instance,
-                "fires recorded by other instances",
-                retry,
-                payloads -> self[0].heard(payloads),
-                () -> {});
-        self[0] = listener == null ? none() : new FireNotices(listener, channel);
-        return self[0];
+        FireNotices notices =
+                new FireNotices(database, TaskNotifications.firesChannel(database.tables()), instance, retry);
+        return notices.listener == null ? none() : notices;
     }
 
     /** Starts listening in the background; idempotent. */

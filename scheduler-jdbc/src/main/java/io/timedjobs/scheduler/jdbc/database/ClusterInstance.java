@@ -185,6 +185,14 @@ public final class ClusterInstance {
         }
     }
 
+    /**
+     * Whether this instance's row is its own: {@link #register()} wrote it and no stop has removed
+     * it since.
+     */
+    public boolean registered() {
+        return ownsRow;
+    }
+
     private void takeOver() {
         Registration seen = registration();
         if (seen == null || seen.heartbeatAt() == null) {

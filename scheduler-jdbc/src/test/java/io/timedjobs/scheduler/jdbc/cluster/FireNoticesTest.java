@@ -152,6 +152,39 @@ class FireNoticesTest {
         OncePerFireTest.assertOncePerFireWithoutGaps(log, "rate");
     }
 
+    /**
+     * The listener follows the instance's registration: it listens once the instance has its row,
+     * stops with it, and listens again when the instance starts again (a context stopped and
+     * started), without a job being scheduled anew.
+     */
+    @Test
+    void shouldListenWhileTheInstanceIsRegisteredAndAgainAfterARestart() {
+        DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
+        ConfigurableApplicationContext context = TestInstance.start(
+                dataSource,
+                "listener",
+                Duration.ZERO,
+                TestInstance.Settings.shrunk(),
+                new RunLog(),
+                OncePerFireTest.EverySecondJobs.class);
+        instances.add(context);
+        await().atMost(WAIT).until(() -> listenerThreads("listener") == 1);
+
+        context.stop();
+        await().atMost(WAIT).until(() -> listenerThreads("listener") == 0);
+
+        context.start();
+        await().atMost(WAIT).until(() -> listenerThreads("listener") == 1);
+    }
+
+    private static long listenerThreads(String instance) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .filter(t -> t.getName().startsWith("timed-jobs-listen-")
+                        && t.getName().endsWith("-" + instance))
+                .count();
+    }
+
     private long attempts() {
         return instances.stream()
                 .mapToLong(
