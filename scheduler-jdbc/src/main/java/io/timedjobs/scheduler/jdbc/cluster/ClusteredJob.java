@@ -199,7 +199,8 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         CatchUpRun catching = catchUp;
         if (pendingMissed && catching != null) {
             if (!context.outages().inOutage()) { // else listed again once the outage ends
-                catching.run(fire); // a missed fire: the schedule's own fires go on from where they were
+                // a missed fire: the schedule's own fires go on from where they were
+                unlessLeaving(() -> catching.run(fire));
             }
             return;
         }
@@ -209,12 +210,20 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             context.stats().skipped(name, SkipReason.DATABASE_DOWN);
             return;
         }
+        unlessLeaving(() -> runFire(fire));
+    }
+
+    /**
+     * Tries a fire (the schedule's or a missed one) unless the instance is leaving: the others
+     * count it as dead from its last beat on, so a stop waits for the fires begun (see Departure).
+     */
+    private void unlessLeaving(Runnable attempt) {
         Departure departure = context.store().departure();
         if (!departure.beginFire()) {
-            return; // the instance is leaving: the others count it as dead from its last beat on
+            return;
         }
         try {
-            runFire(fire);
+            attempt.run();
         } finally {
             departure.endFire();
         }
