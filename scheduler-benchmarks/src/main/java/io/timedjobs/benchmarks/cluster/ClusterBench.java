@@ -67,11 +67,12 @@ public final class ClusterBench {
         try (BenchDatabase database = BenchDatabase.fromProperty()) {
             List<Supplier<ClusterPeer>> peers = peers(database.kind());
             System.out.printf(
-                    "# CLUSTER %s: %d tasks, %s instances, spread over %d ms, %d rounds, JDK %s, %s,"
+                    "# CLUSTER %s: %d tasks, %s instances%s, spread over %d ms, %d rounds, JDK %s, %s,"
                             + " db-scheduler polling with %s%n",
                     scenarios,
                     tasks,
                     Arrays.toString(instanceCounts),
+                    ClusterProcesses.enabled() ? " (a JVM each)" : " (in one JVM)",
                     spreadMillis,
                     rounds,
                     Runtime.version(),
@@ -82,9 +83,12 @@ public final class ClusterBench {
                     for (String scenario : scenarios) {
                         String label = instanceCounts.length == 1 ? scenario : scenario + " x" + instances;
                         for (int p = 0; p < peers.size(); p++) {
-                            ClusterPeer peer =
-                                    peers.get((p + round) % peers.size()).get();
-                            double[] r = run(database, peer, scenario, tasks, spreadMillis, instances);
+                            int index = (p + round) % peers.size();
+                            ClusterPeer peer = peers.get(index).get();
+                            double[] r = ClusterProcesses.enabled()
+                                    ? ClusterProcesses.run(
+                                            database, index, peer, scenario, tasks, spreadMillis, instances)
+                                    : run(database, peer, scenario, tasks, spreadMillis, instances);
                             results.computeIfAbsent(label, k -> new LinkedHashMap<>())
                                     .computeIfAbsent(peer.name(), k -> new ArrayList<>())
                                     .add(r);
@@ -171,10 +175,7 @@ public final class ClusterBench {
             peer.start(pools, executions);
             // Far enough ahead that scheduling is done before the first task is due.
             Instant start = Instant.now().plusSeconds(Sizes.smoke() ? 2 : 8);
-            SplittableRandom random = new SplittableRandom(7);
-            for (int i = 0; i < tasks; i++) {
-                due[i] = drain ? start : start.plusNanos(random.nextLong(TimeUnit.MILLISECONDS.toNanos(spreadMillis)));
-            }
+            dueInstants(due, start, drain, spreadMillis);
             peer.scheduleAll(due);
             if (Instant.now().isAfter(start)) {
                 System.out.println("# " + peer.name() + ": scheduling took longer than the lead");
@@ -188,29 +189,49 @@ public final class ClusterBench {
             peer.close();
             database.closePools();
             long commits = database.commits() - commitsBefore;
-            long[] lateness = executions.latenessMicros();
-            Arrays.sort(lateness);
-            long dueMicros = Executions.micros(start);
-            double fromDue = executions.tasks() / ((executions.lastStartMicros() - dueMicros) / 1e6);
-            double firstToLast = executions.tasks()
-                    / Math.max(1e-6, (executions.lastStartMicros() - executions.firstStartMicros()) / 1e6);
-            long early = Arrays.stream(lateness).filter(l -> l < 0).count();
-            return new double[] {
-                drain ? fromDue : Double.NaN,
-                drain ? firstToLast : Double.NaN,
-                Stats.percentile(lateness, 0.50) / 1e3,
-                Stats.percentile(lateness, 0.99) / 1e3,
-                lateness.length == 0 ? Double.NaN : lateness[lateness.length - 1] / 1e3,
-                early,
-                lateness.length == 0 ? Double.NaN : lateness[0] / 1e3,
-                (double) commits / Math.max(1, tasks - executions.lost()),
-                executions.duplicates(),
-                executions.lost()
-            };
+            return figures(executions, start, commits, drain);
         } finally {
             peer.close();
             database.closePools();
         }
+    }
+
+    /**
+     * Fills {@code due}: every task at {@code start} in DRAIN, else uniformly over the spread after
+     * it, from a fixed seed, so that every peer (and every process) gets the same instants.
+     */
+    static void dueInstants(Instant[] due, Instant start, boolean drain, long spreadMillis) {
+        SplittableRandom random = new SplittableRandom(7);
+        for (int i = 0; i < due.length; i++) {
+            due[i] = drain ? start : start.plusNanos(random.nextLong(TimeUnit.MILLISECONDS.toNanos(spreadMillis)));
+        }
+    }
+
+    /**
+     * What a run found, from its executions and its commits: {rate from due, rate first to last,
+     * p50 ms, p99 ms, max ms, early starts, earliest start in ms, commits per execution, duplicates,
+     * lost}.
+     */
+    static double[] figures(Executions executions, Instant start, long commits, boolean drain) {
+        long[] lateness = executions.latenessMicros();
+        Arrays.sort(lateness);
+        long dueMicros = Executions.micros(start);
+        double fromDue = executions.tasks() / ((executions.lastStartMicros() - dueMicros) / 1e6);
+        double firstToLast = executions.tasks()
+                / Math.max(1e-6, (executions.lastStartMicros() - executions.firstStartMicros()) / 1e6);
+        long early = Arrays.stream(lateness).filter(l -> l < 0).count();
+        return new double[] {
+            drain ? fromDue : Double.NaN,
+            drain ? firstToLast : Double.NaN,
+            Stats.percentile(lateness, 0.50) / 1e3,
+            Stats.percentile(lateness, 0.99) / 1e3,
+            lateness.length == 0 ? Double.NaN : lateness[lateness.length - 1] / 1e3,
+            early,
+            lateness.length == 0 ? Double.NaN : lateness[0] / 1e3,
+            (double) commits / Math.max(1, executions.tasks() - executions.lost()),
+            executions.duplicates(),
+            executions.lost()
+        };
     }
 
     private static String format(double[] r) {

@@ -18,7 +18,20 @@ interface ClusterPeer extends AutoCloseable {
      * Creates the peer's tables (dropping what an earlier run left) and starts one instance per data
      * source; each instance calls {@code executions.started(index)} when a task starts.
      */
-    void start(List<DataSource> instances, Executions executions) throws Exception;
+    default void start(List<DataSource> instances, Executions executions) throws Exception {
+        createTables(instances.get(0));
+        startInstances(instances, 0, executions);
+    }
+
+    /** Creates the peer's tables, dropping what an earlier run left. */
+    void createTables(DataSource dataSource) throws Exception;
+
+    /**
+     * Starts one instance per data source on tables that exist, numbered from {@code firstNumber}
+     * (instances of other processes have the others); the first of them is the one {@link
+     * #scheduleAll} schedules through.
+     */
+    void startInstances(List<DataSource> instances, int firstNumber, Executions executions) throws Exception;
 
     /** Schedules task {@code i} due at {@code due[i]} for every i, through the first instance. */
     void scheduleAll(Instant[] due) throws Exception;

@@ -88,8 +88,8 @@ final class DbSchedulerPeer implements ClusterPeer {
     }
 
     @Override
-    public void start(List<DataSource> instances, Executions executions) throws Exception {
-        try (Connection c = instances.get(0).getConnection();
+    public void createTables(DataSource dataSource) throws Exception {
+        try (Connection c = dataSource.getConnection();
                 Statement s = c.createStatement()) {
             s.execute("drop table if exists scheduled_tasks");
             if (database == BenchDatabase.Kind.MARIADB) {
@@ -102,6 +102,10 @@ final class DbSchedulerPeer implements ClusterPeer {
                         + " (priority desc, execution_time asc)");
             }
         }
+    }
+
+    @Override
+    public void startInstances(List<DataSource> instances, int firstNumber, Executions executions) {
         task = Tasks.oneTime("bench")
                 .execute((instance, context) -> executions.started(Integer.parseInt(instance.getId())));
         for (DataSource dataSource : instances) {

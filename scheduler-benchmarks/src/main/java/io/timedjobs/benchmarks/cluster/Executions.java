@@ -34,6 +34,37 @@ final class Executions {
         }
     }
 
+    /**
+     * Adds what another process recorded of task {@code index}: its runs there and its first start
+     * there, in epoch microseconds; the earliest first start of all processes is kept.
+     */
+    void merge(int index, int runsThere, long firstStartThere) {
+        if (runsThere <= 0) {
+            return;
+        }
+        if (runs.getAndAdd(index, runsThere) == 0) {
+            firstStartMicros.set(index, firstStartThere);
+            allStarted.countDown();
+        } else if (firstStartThere < firstStartMicros.get(index)) {
+            firstStartMicros.set(index, firstStartThere);
+        }
+    }
+
+    /** How often task {@code index} ran here. */
+    int runs(int index) {
+        return runs.get(index);
+    }
+
+    /** Task {@code index}'s first start here, in epoch microseconds; meaningless when it did not run. */
+    long firstStartMicros(int index) {
+        return firstStartMicros.get(index);
+    }
+
+    /** Tasks that started here at least once. */
+    long startedCount() {
+        return due.length - allStarted.getCount();
+    }
+
     CountDownLatch allStarted() {
         return allStarted;
     }

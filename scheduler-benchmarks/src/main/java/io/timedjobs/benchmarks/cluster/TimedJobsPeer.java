@@ -46,17 +46,21 @@ final class TimedJobsPeer implements ClusterPeer {
     }
 
     @Override
-    public void start(List<DataSource> instances, Executions executions) {
-        first = instances.get(0);
+    public void createTables(DataSource dataSource) {
         // The dialect (PostgreSQL or MariaDB) comes from the connection; the table names are the same
         // on both, and no foreign keys tie the tables, so they drop in any order.
-        ClusterDatabase database = ClusterDatabase.of(first, TableNames.defaults());
+        ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
         List<String> tables = new ArrayList<>(database.tables().all());
         tables.add(database.tables().schemaVersion());
         for (String table : tables) {
             database.jdbc().execute("drop table if exists " + table);
         }
         new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
+    }
+
+    @Override
+    public void startInstances(List<DataSource> instances, int firstNumber, Executions executions) {
+        first = instances.get(0);
         DurableTaskHandler<String> handler = new DurableTaskHandler<>() {
             @Override
             public Class<String> payloadType() {
@@ -71,7 +75,7 @@ final class TimedJobsPeer implements ClusterPeer {
         for (int i = 0; i < instances.size(); i++) {
             ClusterDatabase instance = ClusterDatabase.of(instances.get(i), TableNames.defaults());
             DurableTaskEngine engine = DurableTaskEngine.builder(instance)
-                    .instanceName("bench-" + i)
+                    .instanceName("bench-" + (firstNumber + i))
                     .handler(HANDLER, handler)
                     .history(new RunHistory(
                             instance, history ? RunHistorySettings.defaults() : RunHistorySettings.disabled()))
