@@ -231,6 +231,16 @@ public abstract class JdbcDialect {
     public abstract int insertIfAbsent(JdbcOperations jdbc, String insert, @Nullable Object... args);
 
     /**
+     * Whether a statement can take a list of ids as one bound value, {@code CAST(? AS BIGINT[])}
+     * bound to the array's text ({@code {1,2,3}}), and {@code unnest} it (PostgreSQL): a group of
+     * fenced starts or completions is then one statement, not one per task. False by default, the
+     * portable answer: a JDBC batch of one statement per task.
+     */
+    public boolean unnestsIdArrays() {
+        return false;
+    }
+
+    /**
      * Whether a JDBC batch of updates reports how many rows each of its statements changed, as a group
      * of fenced completions needs to tell which were accepted; true by default.
      */

@@ -93,6 +93,11 @@ final class PostgresDialect extends JdbcDialect {
     }
 
     @Override
+    public boolean unnestsIdArrays() {
+        return true;
+    }
+
+    @Override
     String returning(String update, String columns) {
         return update + " RETURNING " + columns;
     }

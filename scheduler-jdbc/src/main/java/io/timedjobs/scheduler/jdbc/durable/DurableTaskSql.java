@@ -7,6 +7,7 @@ import io.timedjobs.scheduler.jdbc.database.Upsert;
 import io.timedjobs.scheduler.jdbc.database.Upsert.Column;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Immutable; any thread. The statements of the durable tasks table for one database, readable in one
@@ -150,6 +151,36 @@ final class DurableTaskSql {
     String start() {
         return "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis
                 + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state = 'CLAIMED'";
+    }
+
+    /**
+     * {@link #start()} for a group of tasks in one statement, where the dialect unnests arrays of ids
+     * ({@link JdbcDialect#unnestsIdArrays()}); null elsewhere. Returns the ids of the tasks started.
+     * Binds: lease millis, ids, versions (each an array's text, in the same order), owner.
+     */
+    @Nullable
+    String startGroup() {
+        if (!dialect.unnestsIdArrays()) {
+            return null;
+        }
+        return "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis
+                + " FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) AS g(task_id, task_version)"
+                + " WHERE id = g.task_id AND claim_version = g.task_version AND claimed_by = ? AND state = 'CLAIMED'"
+                + " RETURNING id";
+    }
+
+    /**
+     * {@link #completeOnce()} for a group of tasks in one statement, where the dialect unnests arrays
+     * of ids; null elsewhere. Returns the ids of the completions accepted. Binds: ids, versions (each
+     * an array's text, in the same order).
+     */
+    @Nullable
+    String completeOnceGroup() {
+        if (!dialect.unnestsIdArrays()) {
+            return null;
+        }
+        return "DELETE FROM " + table + " USING unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) AS g(task_id,"
+                + " task_version) WHERE id = g.task_id AND claim_version = g.task_version RETURNING id";
     }
 
     /**

@@ -158,6 +158,10 @@ public final class DurableTaskStore {
      * @throws UnknownRowCounts when the driver did not say which rows changed (the caller rolls back)
      */
     int[] completeOnceAll(List<ClaimedTask> tasks) {
+        String group = sql.completeOnceGroup();
+        if (group != null) {
+            return acceptedAmong(tasks, jdbc.queryForList(group, Long.class, ids(tasks), versions(tasks)));
+        }
         return batch(
                 sql.completeOnce(),
                 tasks.size(),
@@ -173,6 +177,11 @@ public final class DurableTaskStore {
     int[] startAll(List<ClaimedTask> tasks, String owner, Duration lease) {
         if (tasks.isEmpty()) {
             return new int[0];
+        }
+        String group = sql.startGroup();
+        if (group != null) { // one statement, so one commit without a transaction of its own
+            return acceptedAmong(
+                    tasks, jdbc.queryForList(group, Long.class, lease.toMillis(), ids(tasks), versions(tasks), owner));
         }
         TransactionTemplate transaction =
                 Objects.requireNonNull(this.transaction, "a store on a template without a data source");
@@ -204,6 +213,34 @@ public final class DurableTaskStore {
             if (count < 0) {
                 throw new UnknownRowCounts();
             }
+        }
+        return counts;
+    }
+
+    /** The tasks' ids as an array's text, {@code {1,2,3}}, for {@code CAST(? AS BIGINT[])}. */
+    private static String ids(List<ClaimedTask> tasks) {
+        return arrayText(tasks.stream().mapToLong(ClaimedTask::id).toArray());
+    }
+
+    /** The tasks' claim versions, in the order of {@link #ids}. */
+    private static String versions(List<ClaimedTask> tasks) {
+        return arrayText(tasks.stream().mapToLong(ClaimedTask::version).toArray());
+    }
+
+    private static String arrayText(long[] values) {
+        StringBuilder text = new StringBuilder(values.length * 8).append('{');
+        for (int i = 0; i < values.length; i++) {
+            text.append(i == 0 ? "" : ",").append(values[i]);
+        }
+        return text.append('}').toString();
+    }
+
+    /** Each task's count as a batch would give it: 1 when its id is among those the statement returned. */
+    private static int[] acceptedAmong(List<ClaimedTask> tasks, List<Long> accepted) {
+        java.util.Set<Long> ids = new java.util.HashSet<>(accepted);
+        int[] counts = new int[tasks.size()];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = ids.contains(tasks.get(i).id()) ? 1 : 0;
         }
         return counts;
     }

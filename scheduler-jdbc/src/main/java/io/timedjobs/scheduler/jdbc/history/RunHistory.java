@@ -53,6 +53,9 @@ public final class RunHistory {
     /** Longest error summary kept: the exception's class and message, cut. */
     public static final int ERROR_LENGTH = 500;
 
+    /** Records written by one statement of a group's completions; 10 binds each, far below any limit. */
+    static final int ROWS_PER_INSERT = 200;
+
     static final int PRUNE_BATCH = 500;
     static final int PRUNE_BATCHES = 20;
 
@@ -191,8 +194,13 @@ public final class RunHistory {
                             records.add(recordBinds(runs.get(i)));
                         }
                     }
-                    if (!records.isEmpty()) {
-                        jdbc.batchUpdate(sql.insert(), records, records.size(), (ps, binds) -> dialect.bind(ps, binds));
+                    // One statement per chunk of records, where a batch would execute one per record.
+                    for (int from = 0; from < records.size(); from += ROWS_PER_INSERT) {
+                        List<@Nullable Object> binds = new ArrayList<>();
+                        List<List<@Nullable Object>> chunk =
+                                records.subList(from, Math.min(records.size(), from + ROWS_PER_INSERT));
+                        chunk.forEach(binds::addAll);
+                        jdbc.update(sql.insertRows(chunk.size()), ps -> dialect.bind(ps, binds));
                         written.set(true);
                     }
                 }

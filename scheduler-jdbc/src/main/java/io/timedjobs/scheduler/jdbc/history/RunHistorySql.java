@@ -40,6 +40,21 @@ final class RunHistorySql {
     }
 
     /**
+     * {@link #insert()} of {@code rows} records in one statement (one {@code VALUES} row each): a
+     * group of completions writes its records at the cost of one statement. Binds: those of {@link
+     * #insert()}, record after record.
+     */
+    String insertRows(int rows) {
+        String row = "(?, ?, ?, ?, ?, " + nowMinusDuration + ", ?, ?, ?, ?)";
+        StringBuilder insert = new StringBuilder("INSERT INTO " + table + " (kind, name, task_key, fire_at,"
+                + " instance_name, started_at, duration_ms, outcome, attempt, error) VALUES ");
+        for (int i = 0; i < rows; i++) {
+            insert.append(i == 0 ? "" : ", ").append(row);
+        }
+        return insert.toString();
+    }
+
+    /**
      * As {@link #insert()}, as a SELECT, for {@link JdbcDialect#changeWithInsert}: one record per row
      * of {@code changed} when {@code perChangedRow}, else one record. Each bind is cast to its
      * column's type: a parameter in a select list has no type of its own.
