@@ -154,9 +154,9 @@ final class DurableTaskSql {
     }
 
     /**
-     * {@link #start()} for a group of tasks in one statement, where the dialect unnests arrays of ids
+     * {@link #start()} for a group of tasks in one statement, where the dialect binds arrays of ids
      * ({@link JdbcDialect#unnestsIdArrays()}); null elsewhere. Returns the ids of the tasks started.
-     * Binds: lease millis, ids, versions (each an array's text, in the same order), owner.
+     * Binds: lease millis, then {@link #groupFence()}'s, then owner.
      */
     @Nullable
     String startGroup() {
@@ -164,23 +164,32 @@ final class DurableTaskSql {
             return null;
         }
         return "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis
-                + " FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) AS g(task_id, task_version)"
-                + " WHERE id = g.task_id AND claim_version = g.task_version AND claimed_by = ? AND state = 'CLAIMED'"
-                + " RETURNING id";
+                + " WHERE " + groupFence() + " AND claimed_by = ? AND state = 'CLAIMED' RETURNING id";
     }
 
     /**
-     * {@link #completeOnce()} for a group of tasks in one statement, where the dialect unnests arrays
-     * of ids; null elsewhere. Returns the ids of the completions accepted. Binds: ids, versions (each
-     * an array's text, in the same order).
+     * {@link #completeOnce()} for a group of tasks in one statement, where the dialect binds arrays
+     * of ids; null elsewhere. Returns the ids of the completions accepted. Binds: {@link
+     * #groupFence()}'s.
      */
     @Nullable
     String completeOnceGroup() {
         if (!dialect.unnestsIdArrays()) {
             return null;
         }
-        return "DELETE FROM " + table + " USING unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) AS g(task_id,"
-                + " task_version) WHERE id = g.task_id AND claim_version = g.task_version RETURNING id";
+        return "DELETE FROM " + table + " WHERE " + groupFence() + " RETURNING id";
+    }
+
+    /**
+     * Each task of a group under the version it was claimed with. The ids go first, as a condition on
+     * the primary key that the planner answers with the index whatever it guesses of the array's
+     * length or the table's size (a join with the unnested arrays may read the whole table instead);
+     * each row's version is then looked up by its id's position. Binds: ids, versions, ids (each an
+     * array's text, versions in the order of the ids).
+     */
+    private static String groupFence() {
+        return "id = ANY(CAST(? AS BIGINT[]))"
+                + " AND claim_version = (CAST(? AS BIGINT[]))[array_position(CAST(? AS BIGINT[]), id)]";
     }
 
     /**

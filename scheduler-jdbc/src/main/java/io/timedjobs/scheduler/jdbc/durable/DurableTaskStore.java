@@ -160,7 +160,7 @@ public final class DurableTaskStore {
     int[] completeOnceAll(List<ClaimedTask> tasks) {
         String group = sql.completeOnceGroup();
         if (group != null) {
-            return acceptedAmong(tasks, jdbc.queryForList(group, Long.class, ids(tasks), versions(tasks)));
+            return acceptedAmong(tasks, ids(group, ids(tasks), versions(tasks), ids(tasks)));
         }
         return batch(
                 sql.completeOnce(),
@@ -180,8 +180,7 @@ public final class DurableTaskStore {
         }
         String group = sql.startGroup();
         if (group != null) { // one statement, so one commit without a transaction of its own
-            return acceptedAmong(
-                    tasks, jdbc.queryForList(group, Long.class, lease.toMillis(), ids(tasks), versions(tasks), owner));
+            return acceptedAmong(tasks, ids(group, lease, ids(tasks), versions(tasks), ids(tasks), owner));
         }
         TransactionTemplate transaction =
                 Objects.requireNonNull(this.transaction, "a store on a template without a data source");
@@ -215,6 +214,11 @@ public final class DurableTaskStore {
             }
         }
         return counts;
+    }
+
+    /** Runs a statement that returns ids, one column. */
+    private List<Long> ids(String statement, @Nullable Object... values) {
+        return jdbc.query(statement, ps -> dialect.bind(ps, binds(values)), (rs, row) -> rs.getLong(1));
     }
 
     /** The tasks' ids as an array's text, {@code {1,2,3}}, for {@code CAST(? AS BIGINT[])}. */

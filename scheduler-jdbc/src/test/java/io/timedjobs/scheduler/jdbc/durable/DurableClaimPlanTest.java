@@ -112,6 +112,40 @@ class DurableClaimPlanTest {
         assertThat(plan).as(plan).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
     }
 
+    /**
+     * A group's start and its completion (one statement each) find their rows through an index (the
+     * primary key, or the holder's claims where the planner finds them fewer), with the plan for
+     * these binds and with the plan the server keeps for any binds: a join
+     * with the unnested arrays could read the whole table for every group, as a drain's first
+     * groups did before the table was analyzed.
+     */
+    @Test
+    void shouldStartAndCompleteAGroupThroughAnIndex() throws SQLException {
+        List<ClaimedTask> group = new ArrayList<>();
+        for (long id = 1; id <= 8; id++) {
+            group.add(new ClaimedTask(
+                    id, "mail", "k" + id, null, null, java.time.Instant.now(), java.time.Instant.now(), 0, 0, null));
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
+            for (String mode : List.of("auto", "force_generic_plan")) {
+                jdbc.execute("SET plan_cache_mode = " + mode);
+                try {
+                    String start = explain(jdbc, store -> store.startAll(group, "me", Duration.ofSeconds(30)));
+                    String complete = explain(jdbc, store -> store.completeOnceAll(group));
+                    for (String plan : List.of(start, complete)) {
+                        assertThat(plan)
+                                .as(mode + ":\n" + plan)
+                                .containsPattern("Index Scan using timed_jobs_tasks_\\w+ on timed_jobs_tasks")
+                                .doesNotContain("Seq Scan on timed_jobs_tasks");
+                    }
+                } finally {
+                    jdbc.execute("RESET plan_cache_mode");
+                }
+            }
+        }
+    }
+
     /** The check above fails when the index is missing: the planner then reads the whole table. */
     @Test
     void shouldSeeTheWholeTableReadWithoutTheIndex() throws SQLException {
