@@ -164,7 +164,12 @@ final class DurableTaskSql {
             return null;
         }
         return "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis
-                + " WHERE " + groupFence() + " AND claimed_by = ? AND state = 'CLAIMED' RETURNING id";
+                // The holder's and the state's checks are written so that no index can answer them:
+                // statistics that a drain's claims have outrun rate this holder's claims (or all
+                // claims) few, and the planner would then read all of them for each group through
+                // the claimed_by or the (state, due_at) index, rather than the group's own rows.
+                + " WHERE " + groupFence() + " AND COALESCE(claimed_by, '') = ? AND COALESCE(state, '') = 'CLAIMED'"
+                + " RETURNING id";
     }
 
     /**

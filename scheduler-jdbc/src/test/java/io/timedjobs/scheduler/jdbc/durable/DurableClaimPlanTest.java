@@ -127,7 +127,10 @@ class DurableClaimPlanTest {
                     id, "mail", "k" + id, null, null, java.time.Instant.now(), java.time.Instant.now(), 0, 0, null));
         }
         try (Connection connection = dataSource.getConnection()) {
+            // as in a drain: this instance holds thousands of claims, more than the statistics know
+            connection.setAutoCommit(false);
             JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
+            jdbc.update("UPDATE timed_jobs_tasks SET state = 'CLAIMED', claimed_by = 'me' WHERE id % 40 = 0");
             for (String mode : List.of("auto", "force_generic_plan")) {
                 jdbc.execute("SET plan_cache_mode = " + mode);
                 try {
@@ -136,13 +139,14 @@ class DurableClaimPlanTest {
                     for (String plan : List.of(start, complete)) {
                         assertThat(plan)
                                 .as(mode + ":\n" + plan)
-                                .containsPattern("Index Scan using timed_jobs_tasks_\\w+ on timed_jobs_tasks")
+                                .contains("Index Scan using timed_jobs_tasks_pkey")
                                 .doesNotContain("Seq Scan on timed_jobs_tasks");
                     }
                 } finally {
                     jdbc.execute("RESET plan_cache_mode");
                 }
             }
+            connection.rollback();
         }
     }
 
