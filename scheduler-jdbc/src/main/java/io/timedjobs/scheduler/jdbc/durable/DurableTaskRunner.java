@@ -180,7 +180,7 @@ final class DurableTaskRunner {
         int[] counts;
         try {
             counts = store.startAll(known, owner, settings.lease());
-        } catch (PessimisticLockingFailureException | DurableTaskStore.UnknownRowCounts e) {
+        } catch (PessimisticLockingFailureException | GroupStatements.UnknownRowCounts e) {
             counts = new int[known.size()];
             for (int i = 0; i < known.size(); i++) {
                 counts[i] = start(known.get(i)) ? 1 : 0;

@@ -155,7 +155,8 @@ final class DurableTaskSql {
 
     /**
      * {@link #start()} for a group of tasks in one statement, where the dialect binds arrays of ids
-     * ({@link JdbcDialect#unnestsIdArrays()}); null elsewhere. Returns the ids of the tasks started.
+     * ({@link JdbcDialect#unnestsIdArrays()}); null elsewhere. Returns the id and claim version of
+     * each task started. The ids must be distinct.
      * Binds: lease millis, then {@link #groupFence()}'s, then owner.
      */
     @Nullable
@@ -169,20 +170,7 @@ final class DurableTaskSql {
                 // claims) few, and the planner would then read all of them for each group through
                 // the claimed_by or the (state, due_at) index, rather than the group's own rows.
                 + " WHERE " + groupFence() + " AND COALESCE(claimed_by, '') = ? AND COALESCE(state, '') = 'CLAIMED'"
-                + " RETURNING id";
-    }
-
-    /**
-     * {@link #completeOnce()} for a group of tasks in one statement, where the dialect binds arrays
-     * of ids; null elsewhere. Returns the ids of the completions accepted. Binds: {@link
-     * #groupFence()}'s.
-     */
-    @Nullable
-    String completeOnceGroup() {
-        if (!dialect.unnestsIdArrays()) {
-            return null;
-        }
-        return "DELETE FROM " + table + " WHERE " + groupFence() + " RETURNING id";
+                + " RETURNING id, claim_version";
     }
 
     /**

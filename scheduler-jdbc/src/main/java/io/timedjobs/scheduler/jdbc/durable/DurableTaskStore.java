@@ -6,7 +6,6 @@ import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -22,12 +21,7 @@ import java.util.OptionalLong;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.jdbc.core.BatchPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.TransactionException;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Not API: used by the durable engine and by the dashboard's report. Thread-safe. Runs {@link
@@ -46,8 +40,8 @@ public final class DurableTaskStore {
     private final JdbcDialect dialect;
     private final DurableTaskSql sql;
 
-    /** A transaction on the template's data source, for a group of starts; null without one. */
-    private final @Nullable TransactionTemplate transaction;
+    /** The statements of a group of starts or completions, beside these. */
+    private final GroupStatements groups;
 
     /** Creates the store of the database's tasks table. */
     public DurableTaskStore(ClusterDatabase database) {
@@ -63,9 +57,7 @@ public final class DurableTaskStore {
         this.jdbc = jdbc;
         this.dialect = dialect;
         this.sql = new DurableTaskSql(dialect, tables);
-        DataSource dataSource = jdbc.getDataSource();
-        this.transaction =
-                dataSource == null ? null : new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        this.groups = new GroupStatements(jdbc, dialect, sql);
     }
 
     /**
@@ -152,110 +144,19 @@ public final class DurableTaskStore {
     }
 
     /**
-     * The fenced completions of several one-off tasks as one JDBC batch (one round trip), in the
-     * caller's transaction if any; returns each one's count, 1 where accepted.
-     *
-     * @throws UnknownRowCounts when the driver did not say which rows changed (the caller rolls back)
+     * The fenced completions of several one-off tasks, in the caller's transaction if any; returns
+     * each one's count, 1 where accepted (see {@link GroupStatements#completeOnceAll}).
      */
     int[] completeOnceAll(List<ClaimedTask> tasks) {
-        String group = sql.completeOnceGroup();
-        if (group != null) {
-            return acceptedAmong(tasks, ids(group, ids(tasks), versions(tasks), ids(tasks)));
-        }
-        return batch(
-                sql.completeOnce(),
-                tasks.size(),
-                i -> binds(tasks.get(i).id(), tasks.get(i).version()));
+        return groups.completeOnceAll(tasks);
     }
 
     /**
-     * The fenced starts of several claimed tasks (see {@link #start}) as one JDBC batch in one
-     * transaction: one round trip and one commit. Returns each one's count, 1 where it may run.
-     *
-     * @throws UnknownRowCounts when the driver did not say which rows changed (nothing was written)
+     * The fenced starts of several claimed tasks (see {@link #start}) in one commit; returns each
+     * one's count, 1 where it may run (see {@link GroupStatements#startAll}).
      */
     int[] startAll(List<ClaimedTask> tasks, String owner, Duration lease) {
-        if (tasks.isEmpty()) {
-            return new int[0];
-        }
-        String group = sql.startGroup();
-        if (group != null) { // one statement, so one commit without a transaction of its own
-            return acceptedAmong(tasks, ids(group, lease, ids(tasks), versions(tasks), ids(tasks), owner));
-        }
-        TransactionTemplate transaction =
-                Objects.requireNonNull(this.transaction, "a store on a template without a data source");
-        int[] counts;
-        try {
-            counts = transaction.execute(status -> batch(
-                    sql.start(),
-                    tasks.size(),
-                    i -> binds(lease, tasks.get(i).id(), owner, tasks.get(i).version())));
-        } catch (TransactionException e) {
-            throw new DataAccessResourceFailureException("Timed Jobs could not start a group of durable tasks", e);
-        }
-        return Objects.requireNonNull(counts, "counts");
-    }
-
-    private int[] batch(String statement, int size, java.util.function.IntFunction<List<@Nullable Object>> binds) {
-        int[] counts = jdbc.batchUpdate(statement, new BatchPreparedStatementSetter() {
-            @Override
-            public void setValues(PreparedStatement ps, int i) throws SQLException {
-                dialect.bind(ps, binds.apply(i));
-            }
-
-            @Override
-            public int getBatchSize() {
-                return size;
-            }
-        });
-        for (int count : counts) {
-            if (count < 0) {
-                throw new UnknownRowCounts();
-            }
-        }
-        return counts;
-    }
-
-    /** Runs a statement that returns ids, one column. */
-    private List<Long> ids(String statement, @Nullable Object... values) {
-        return jdbc.query(statement, ps -> dialect.bind(ps, binds(values)), (rs, row) -> rs.getLong(1));
-    }
-
-    /** The tasks' ids as an array's text, {@code {1,2,3}}, for {@code CAST(? AS BIGINT[])}. */
-    private static String ids(List<ClaimedTask> tasks) {
-        return arrayText(tasks.stream().mapToLong(ClaimedTask::id).toArray());
-    }
-
-    /** The tasks' claim versions, in the order of {@link #ids}. */
-    private static String versions(List<ClaimedTask> tasks) {
-        return arrayText(tasks.stream().mapToLong(ClaimedTask::version).toArray());
-    }
-
-    private static String arrayText(long[] values) {
-        StringBuilder text = new StringBuilder(values.length * 8).append('{');
-        for (int i = 0; i < values.length; i++) {
-            text.append(i == 0 ? "" : ",").append(values[i]);
-        }
-        return text.append('}').toString();
-    }
-
-    /** Each task's count as a batch would give it: 1 when its id is among those the statement returned. */
-    private static int[] acceptedAmong(List<ClaimedTask> tasks, List<Long> accepted) {
-        java.util.Set<Long> ids = new java.util.HashSet<>(accepted);
-        int[] counts = new int[tasks.size()];
-        for (int i = 0; i < counts.length; i++) {
-            counts[i] = ids.contains(tasks.get(i).id()) ? 1 : 0;
-        }
-        return counts;
-    }
-
-    /** A batch whose driver answered "done" without the rows each statement changed. */
-    static final class UnknownRowCounts extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        UnknownRowCounts() {
-            super("The JDBC driver did not report the rows each statement of a batch changed");
-        }
+        return groups.startAll(tasks, owner, lease);
     }
 
     /** As {@link #completeOnce(ClaimedTask)}, with the run's record (see {@link RunHistory#completeFenced}). */

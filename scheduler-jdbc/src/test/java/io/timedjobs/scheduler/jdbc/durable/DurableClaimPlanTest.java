@@ -113,14 +113,13 @@ class DurableClaimPlanTest {
     }
 
     /**
-     * A group's start and its completion (one statement each) find their rows through an index (the
-     * primary key, or the holder's claims where the planner finds them fewer), with the plan for
-     * these binds and with the plan the server keeps for any binds: a join
-     * with the unnested arrays could read the whole table for every group, as a drain's first
-     * groups did before the table was analyzed.
+     * A group's start (one statement) finds its rows through the primary key while the instance
+     * holds thousands of claims the statistics do not know of: the planner would otherwise read all
+     * of them through the claimed_by or the (state, due_at) index for each group (a join with the
+     * unnested arrays could even read the whole table), as a drain's first groups did.
      */
     @Test
-    void shouldStartAndCompleteAGroupThroughAnIndex() throws SQLException {
+    void shouldStartAGroupThroughThePrimaryKey() throws SQLException {
         List<ClaimedTask> group = new ArrayList<>();
         for (long id = 1; id <= 8; id++) {
             group.add(new ClaimedTask(
@@ -129,24 +128,17 @@ class DurableClaimPlanTest {
         try (Connection connection = dataSource.getConnection()) {
             // as in a drain: this instance holds thousands of claims, more than the statistics know
             connection.setAutoCommit(false);
-            JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
-            jdbc.update("UPDATE timed_jobs_tasks SET state = 'CLAIMED', claimed_by = 'me' WHERE id % 40 = 0");
-            for (String mode : List.of("auto", "force_generic_plan")) {
-                jdbc.execute("SET plan_cache_mode = " + mode);
-                try {
-                    String start = explain(jdbc, store -> store.startAll(group, "me", Duration.ofSeconds(30)));
-                    String complete = explain(jdbc, store -> store.completeOnceAll(group));
-                    for (String plan : List.of(start, complete)) {
-                        assertThat(plan)
-                                .as(mode + ":\n" + plan)
-                                .contains("Index Scan using timed_jobs_tasks_pkey")
-                                .doesNotContain("Seq Scan on timed_jobs_tasks");
-                    }
-                } finally {
-                    jdbc.execute("RESET plan_cache_mode");
-                }
+            try {
+                JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
+                jdbc.update("UPDATE timed_jobs_tasks SET state = 'CLAIMED', claimed_by = 'me' WHERE id % 40 = 0");
+                String plan = explain(jdbc, store -> store.startAll(group, "me", Duration.ofSeconds(30)));
+                assertThat(plan)
+                        .as(plan)
+                        .contains("Index Scan using timed_jobs_tasks_pkey")
+                        .doesNotContain("Seq Scan on timed_jobs_tasks");
+            } finally {
+                connection.rollback();
             }
-            connection.rollback();
         }
     }
 

@@ -137,34 +137,53 @@ abstract class DurableTaskStoreContract {
 
     /**
      * A group of starts (one statement on PostgreSQL, a batch elsewhere) and a group of completions
-     * keep each task's fence: a task cancelled, rescheduled or claimed by another holder since the
-     * group was claimed is refused, the others go through, each told apart in the counts.
+     * (a batch) keep each task's fence: a task cancelled, rescheduled or claimed again since the group
+     * was claimed, or a start by another holder, is refused, and of a task in the group under two
+     * claims only the latest goes through; the others go through, each told apart in the counts.
      */
     @Test
     void shouldFenceEachTaskOfAGroupOfStartsAndCompletions() {
         org.junit.jupiter.api.Assumptions.assumeTrue(
                 kind() != TestDatabases.Kind.MARIADB,
                 "MariaDB's driver does not count each statement of a batch: its tasks start one by one");
-        for (String key : List.of("a", "b", "c", "d")) {
+        for (String key : List.of("a", "b", "c", "d", "e")) {
             store.upsert("mail", key, null, null, now());
         }
         List<ClaimedTask> group = new java.util.ArrayList<>(store.claimDue("me", LOOKAHEAD, LEASE, HANDLERS, 10));
         group.sort(java.util.Comparator.comparing(ClaimedTask::key));
-        assertThat(group).extracting(ClaimedTask::key).containsExactly("a", "b", "c", "d");
+        assertThat(group).extracting(ClaimedTask::key).containsExactly("a", "b", "c", "d", "e");
         assertThat(store.cancel("mail", "b")).isTrue();
         assertThat(store.reschedule("mail", "d", now())).isPresent();
+        // e is claimed again by the same holder since (a rescue, say): only its version tells
+        new org.springframework.jdbc.core.JdbcTemplate(dataSource)
+                .update("UPDATE timed_jobs_tasks SET claim_version = claim_version + 1 WHERE task_key = 'e'");
 
-        assertThat(store.startAll(group, "someone else", LEASE)).containsExactly(0, 0, 0, 0);
-        assertThat(store.startAll(group, "me", LEASE)).containsExactly(1, 0, 1, 0);
-        assertThat(store.startAll(group, "me", LEASE)).as("started already").containsExactly(0, 0, 0, 0);
+        // and the group holds e twice, under its old claim and its new one
+        ClaimedTask old = group.get(4);
+        group.add(new ClaimedTask(
+                old.id(),
+                old.handler(),
+                old.key(),
+                old.payload(),
+                old.schedule(),
+                old.fireAt(),
+                old.dueAt(),
+                old.attempts(),
+                old.version() + 1,
+                old.traceParent()));
+
+        assertThat(store.startAll(group, "someone else", LEASE)).containsExactly(0, 0, 0, 0, 0, 0);
+        assertThat(store.startAll(group, "me", LEASE)).containsExactly(1, 0, 1, 0, 0, 1);
+        assertThat(store.startAll(group, "me", LEASE)).as("started already").containsExactly(0, 0, 0, 0, 0, 0);
         assertThat(store.query(DurableTaskQuery.all()))
                 .extracting(DurableTaskInfo::key, DurableTaskInfo::state, DurableTaskInfo::attempts)
                 .containsExactlyInAnyOrder(
                         org.assertj.core.groups.Tuple.tuple("a", DurableTaskState.RUNNING, 1),
                         org.assertj.core.groups.Tuple.tuple("c", DurableTaskState.RUNNING, 1),
-                        org.assertj.core.groups.Tuple.tuple("d", DurableTaskState.PENDING, 0));
+                        org.assertj.core.groups.Tuple.tuple("d", DurableTaskState.PENDING, 0),
+                        org.assertj.core.groups.Tuple.tuple("e", DurableTaskState.RUNNING, 1));
 
-        assertThat(store.completeOnceAll(group)).containsExactly(1, 0, 1, 0);
+        assertThat(store.completeOnceAll(group)).containsExactly(1, 0, 1, 0, 0, 1);
         assertThat(store.query(DurableTaskQuery.all()))
                 .extracting(DurableTaskInfo::key)
                 .containsExactly("d");
