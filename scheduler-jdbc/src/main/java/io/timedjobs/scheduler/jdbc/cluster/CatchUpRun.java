@@ -120,6 +120,14 @@ final class CatchUpRun {
         return missed.peekFirst();
     }
 
+    /**
+     * The missed fire at the head of the list was not tried (the instance is leaving): it stays, and
+     * the next try waits a poll interval, as after a busy lease, rather than come back at once.
+     */
+    void deferred() {
+        busy = true;
+    }
+
     /** Whether the last try found the lease busy: the next try waits a poll interval. */
     boolean waitBeforeNext() {
         return busy;

@@ -200,7 +200,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         if (pendingMissed && catching != null) {
             if (!context.outages().inOutage()) { // else listed again once the outage ends
                 // a missed fire: the schedule's own fires go on from where they were
-                unlessLeaving(() -> catching.run(fire));
+                if (!unlessLeaving(() -> catching.run(fire))) {
+                    catching.deferred(); // kept, and tried again a poll later, not at once
+                }
             }
             return;
         }
@@ -216,17 +218,19 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     /**
      * Tries a fire (the schedule's or a missed one) unless the instance is leaving: the others
      * count it as dead from its last beat on, so a stop waits for the fires begun (see Departure).
+     * Returns false when it did not try.
      */
-    private void unlessLeaving(Runnable attempt) {
+    private boolean unlessLeaving(Runnable attempt) {
         Departure departure = context.store().departure();
         if (!departure.beginFire()) {
-            return;
+            return false;
         }
         try {
             attempt.run();
         } finally {
             departure.endFire();
         }
+        return true;
     }
 
     /** Stands by while another definition fires, saying so once. */
