@@ -70,7 +70,9 @@ final class ClusterProcesses {
                         database.kind(), peerIndex, i, ClusterBench.poolSize(instances), tasks, connection));
             }
             for (Child child : children) {
-                child.ready.await(2, TimeUnit.MINUTES);
+                if (!child.ready.await(2, TimeUnit.MINUTES) || !child.readied) {
+                    throw new IllegalStateException("instance " + children.indexOf(child) + " did not start");
+                }
             }
             // As in one JVM: far enough ahead that scheduling is done before the first task is due.
             Instant start = Instant.now().plusSeconds(Sizes.smoke() ? 2 : 8);
@@ -91,7 +93,10 @@ final class ClusterProcesses {
                 child.send("STOP");
             }
             for (Child child : children) {
-                child.done.await(2, TimeUnit.MINUTES);
+                if (!child.done.await(2, TimeUnit.MINUTES) || !child.completed) {
+                    throw new IllegalStateException(
+                            "instance " + children.indexOf(child) + " did not report its executions");
+                }
                 for (int i = 0; i < tasks; i++) {
                     executions.merge(i, child.runs.get(i), child.firstStarts.get(i));
                 }
@@ -118,6 +123,11 @@ final class ClusterProcesses {
         final AtomicLongArray firstStarts;
 
         volatile long started;
+
+        /** Whether the child said READY, and DONE (set before the latches are released). */
+        volatile boolean readied;
+
+        volatile boolean completed;
 
         private Child(Process process, int tasks) {
             this.process = process;
@@ -161,23 +171,37 @@ final class ClusterProcesses {
             input.flush();
         }
 
+        /** Takes a line of the protocol; false for any other line (a log line, say). */
+        private boolean take(String line) {
+            try {
+                if (line.equals("READY")) {
+                    readied = true;
+                    ready.countDown();
+                } else if (line.startsWith("STARTED ")) {
+                    started = Long.parseLong(line.substring(8));
+                } else if (line.startsWith("RAN ")) {
+                    String[] f = line.split(" ");
+                    int task = Integer.parseInt(f[1]);
+                    firstStarts.set(task, Long.parseLong(f[3]));
+                    runs.set(task, Integer.parseInt(f[2]));
+                } else if (line.equals("DONE")) {
+                    completed = true;
+                    done.countDown();
+                } else {
+                    return false;
+                }
+                return true;
+            } catch (RuntimeException e) {
+                return false; // not the protocol's after all
+            }
+        }
+
         private void read(int number) {
             try (BufferedReader out =
                     new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = out.readLine()) != null) {
-                    if (line.equals("READY")) {
-                        ready.countDown();
-                    } else if (line.startsWith("STARTED ")) {
-                        started = Long.parseLong(line.substring(8));
-                    } else if (line.startsWith("RAN ")) {
-                        String[] f = line.split(" ");
-                        int task = Integer.parseInt(f[1]);
-                        firstStarts.set(task, Long.parseLong(f[3]));
-                        runs.set(task, Integer.parseInt(f[2]));
-                    } else if (line.equals("DONE")) {
-                        done.countDown();
-                    } else {
+                    if (!take(line)) {
                         System.out.println("  | " + number + " | " + line);
                     }
                 }
@@ -191,11 +215,23 @@ final class ClusterProcesses {
     }
 
     /**
-     * A child: {@code --child kind peer number poolSize tasks url user password}. Reads its orders on
+     * A child: {@code --child kind peer number poolSize tasks url user password}; on any failure it
+     * prints the cause and exits with 1, so that the parent does not wait for it. Reads its orders on
      * standard input, reports on standard output (lines the parent does not know it prints as they
      * come).
      */
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            child(args);
+        } catch (Throwable e) {
+            e.printStackTrace(System.out);
+            System.out.flush();
+            System.exit(1);
+        }
+        System.exit(0); // a peer's stray threads must not keep the child alive
+    }
+
+    private static void child(String[] args) throws Exception {
         if (args.length != 9 || !args[0].equals(CHILD)) {
             throw new IllegalArgumentException("Started by ClusterBench with -Dbench.clusterProcesses=true");
         }
@@ -263,6 +299,5 @@ final class ClusterProcesses {
                 out.flush();
             }
         }
-        System.exit(0); // a peer's stray threads must not keep the child alive
     }
 }
