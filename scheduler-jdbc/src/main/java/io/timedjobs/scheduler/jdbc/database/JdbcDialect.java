@@ -232,11 +232,11 @@ public abstract class JdbcDialect {
 
     /**
      * Whether a statement can take a list of ids as one bound value, {@code CAST(? AS BIGINT[])}
-     * bound to the array's text ({@code {1,2,3}}), and {@code unnest} it (PostgreSQL): a group of
-     * fenced starts or completions is then one statement, not one per task. False by default, the
-     * portable answer: a JDBC batch of one statement per task.
+     * bound to the array's text ({@code {1,2,3}}), and look values up in it (PostgreSQL): a group of
+     * fenced starts is then one statement, not one per task. False by default, the portable answer: a
+     * JDBC batch of one statement per task.
      */
-    public boolean unnestsIdArrays() {
+    public boolean bindsIdArrays() {
         return false;
     }
 

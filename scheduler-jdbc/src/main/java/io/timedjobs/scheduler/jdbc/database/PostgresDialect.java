@@ -93,7 +93,7 @@ final class PostgresDialect extends JdbcDialect {
     }
 
     @Override
-    public boolean unnestsIdArrays() {
+    public boolean bindsIdArrays() {
         return true;
     }
 

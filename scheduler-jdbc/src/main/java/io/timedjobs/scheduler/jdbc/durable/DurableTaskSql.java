@@ -155,13 +155,13 @@ final class DurableTaskSql {
 
     /**
      * {@link #start()} for a group of tasks in one statement, where the dialect binds arrays of ids
-     * ({@link JdbcDialect#unnestsIdArrays()}); null elsewhere. Returns the id and claim version of
+     * ({@link JdbcDialect#bindsIdArrays()}); null elsewhere. Returns the id and claim version of
      * each task started. The ids must be distinct.
      * Binds: lease millis, then {@link #groupFence()}'s, then owner.
      */
     @Nullable
     String startGroup() {
-        if (!dialect.unnestsIdArrays()) {
+        if (!dialect.bindsIdArrays()) {
             return null;
         }
         return "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis

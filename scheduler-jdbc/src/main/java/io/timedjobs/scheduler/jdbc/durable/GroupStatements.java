@@ -25,9 +25,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Thread-safe; used by {@link DurableTaskStore} only. The fenced starts and completions of a group of
  * tasks, each task fenced on its own, in one round trip: the starts, where the dialect binds arrays
- * of ids (PostgreSQL), one statement for the whole group that returns the ids it let through; else,
- * and for the completions everywhere, a JDBC batch of one statement per task whose counts tell them
- * apart.
+ * of ids (PostgreSQL), one statement for the whole group that returns the id and version of each
+ * task it let through; else, and for the completions everywhere, a JDBC batch of one statement per
+ * task whose counts tell them apart.
  *
  * <p>The completions stay a batch on PostgreSQL too: one {@code DELETE} for the group, fenced the
  * same way, was tried and taken back, for under four instances on a 1 s lease it sometimes ran past
@@ -65,10 +65,12 @@ final class GroupStatements {
     }
 
     /**
-     * The fenced starts of several claimed tasks (see {@link #start}) as one JDBC batch in one
-     * transaction: one round trip and one commit. Returns each one's count, 1 where it may run.
+     * The fenced starts of several claimed tasks (see {@link DurableTaskStore#start}) in one round
+     * trip and one commit: one statement where the dialect binds arrays, else a batch in one
+     * transaction. Returns each one's count, in the order of {@code tasks}, 1 where it may run.
      *
-     * @throws UnknownRowCounts when the driver did not say which rows changed (nothing was written)
+     * @throws UnknownRowCounts when the driver did not say which rows of a batch changed (nothing was
+     *     written)
      */
     int[] startAll(List<ClaimedTask> tasks, String owner, Duration lease) {
         if (tasks.isEmpty()) {
