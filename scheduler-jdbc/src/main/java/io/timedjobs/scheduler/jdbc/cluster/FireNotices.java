@@ -36,16 +36,16 @@ final class FireNotices {
     /** The latest fire heard recorded, per job: its instant in epoch microseconds, and its definition. */
     private record Heard(long fireMicros, String definitionKey) {}
 
-    private final @Nullable TaskNotifications listener;
+    private final TaskNotifications listener;
     private final @Nullable String channel;
     private final Map<String, Heard> heard = new ConcurrentHashMap<>();
 
     private FireNotices() {
-        this.listener = null;
+        this.listener = TaskNotifications.none();
         this.channel = null;
     }
 
-    /** Notices that listen on {@code channel}; the listener is null where the database cannot notify. */
+    /** Notices that listen on {@code channel}, on a database that can notify. */
     private FireNotices(ClusterDatabase database, String channel, String instance, Duration retry) {
         this.channel = channel;
         // Not started here: heard() is called only once start() runs, on a fully built instance.
@@ -66,31 +66,26 @@ final class FireNotices {
      * @param retry how long to wait before listening again after a lost connection
      */
     static FireNotices of(ClusterDatabase database, String instance, Duration retry) {
-        if (!database.dialect().foldsInsertWithRead()) {
-            return none(); // the fire is announced by the statement that records it and takes the lease
+        // The fire is announced by the statement that records it and takes the lease.
+        if (!database.dialect().foldsInsertWithRead() || !TaskNotifications.available(database)) {
+            return none();
         }
-        FireNotices notices =
-                new FireNotices(database, TaskNotifications.firesChannel(database.tables()), instance, retry);
-        return notices.listener == null ? none() : notices;
+        return new FireNotices(database, TaskNotifications.firesChannel(database.tables()), instance, retry);
     }
 
     /** Starts listening in the background; idempotent. */
     void start() {
-        if (listener != null) {
-            listener.start();
-        }
+        listener.start();
     }
 
     /** Stops listening; idempotent. */
     void stop() {
-        if (listener != null) {
-            listener.stop();
-        }
+        listener.stop();
     }
 
     /** Whether a fire recorded elsewhere now would be heard here. */
     boolean listening() {
-        return listener != null && listener.listening();
+        return listener.listening();
     }
 
     /** The channel the statement that records a fire announces it on; null where fires are not announced. */

@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Where the database or its driver cannot notify, or the connection is lost, {@link
  * #listening()} is false, and the engine polls at every poll interval, as without notifications.
  * After a lost connection it reconnects every poll interval; once it listens again it calls {@code
- * reconnected}, for the engine to poll at once what it may have missed while deaf.
+ * reconnected}, for the engine to poll at once what it may have missed while deaf. {@link #none()}
+ * never listens: its owner then polls, as where the database cannot notify.
  */
 public final class TaskNotifications {
 
@@ -33,7 +34,13 @@ public final class TaskNotifications {
     /** PostgreSQL's longest identifier, in bytes: a longer channel name is cut there by the server. */
     private static final int MAX_CHANNEL_BYTES = 63;
 
-    private final ClusterDatabase database;
+    /** The notifications that never listen. */
+    private static final TaskNotifications NONE =
+            new TaskNotifications(null, "", "", "nothing", Duration.ZERO, payloads -> {}, () -> {});
+
+    /** Null only in {@link #NONE}, which never starts a thread. */
+    private final @Nullable ClusterDatabase database;
+
     private final String channel;
     private final Duration retry;
     private final Consumer<List<String>> notified;
@@ -46,7 +53,7 @@ public final class TaskNotifications {
     private @Nullable Thread thread;
 
     private TaskNotifications(
-            ClusterDatabase database,
+            @Nullable ClusterDatabase database,
             String channel,
             String name,
             String subject,
@@ -62,9 +69,19 @@ public final class TaskNotifications {
         this.reconnected = reconnected;
     }
 
+    /** Notifications that never listen: {@link #listening()} stays false, start and stop do nothing. */
+    public static TaskNotifications none() {
+        return NONE;
+    }
+
+    /** Whether this database can notify: only PostgreSQL with its own driver can. */
+    public static boolean available(ClusterDatabase database) {
+        return database.dialect().notifySql() != null && PostgresListen.driverPresent();
+    }
+
     /**
-     * Notifications on this database, or null where it has none (only PostgreSQL with its own driver
-     * has them).
+     * Notifications on this database, or {@link #none()} where it has none ({@link
+     * #available(ClusterDatabase)}).
      *
      * @param name the instance's name, for the thread's and the log's
      * @param retry how long to wait before reconnecting after a lost connection
@@ -72,7 +89,7 @@ public final class TaskNotifications {
      *     one): many tasks scheduled in one transaction arrive at once, and are handled at once
      * @param reconnected called on the listening thread each time it listens again after a loss
      */
-    public static @Nullable TaskNotifications of(
+    public static TaskNotifications of(
             ClusterDatabase database,
             String name,
             Duration retry,
@@ -92,7 +109,7 @@ public final class TaskNotifications {
      * As {@link #of(ClusterDatabase, String, Duration, Consumer, Runnable)}, on {@code channel}, its
      * log lines saying what this instance hears of ({@code subject}).
      */
-    public static @Nullable TaskNotifications of(
+    public static TaskNotifications of(
             ClusterDatabase database,
             String channel,
             String name,
@@ -100,8 +117,8 @@ public final class TaskNotifications {
             Duration retry,
             Consumer<List<String>> notified,
             Runnable reconnected) {
-        if (database.dialect().notifySql() == null || !PostgresListen.driverPresent()) {
-            return null;
+        if (!available(database)) {
+            return NONE;
         }
         return new TaskNotifications(database, channel, name, subject, retry, notified, reconnected);
     }
@@ -125,7 +142,7 @@ public final class TaskNotifications {
 
     /** Starts listening in the background; idempotent. */
     public synchronized void start() {
-        if (thread != null) {
+        if (database == null || thread != null) {
             return;
         }
         stopped = false;
@@ -155,6 +172,7 @@ public final class TaskNotifications {
     }
 
     private void listenUntilStopped() {
+        ClusterDatabase database = Objects.requireNonNull(this.database, "started only with a database");
         boolean lostOnce = false;
         while (!stopped) {
             try (Connection connection = database.boundedDataSource().getConnection()) {

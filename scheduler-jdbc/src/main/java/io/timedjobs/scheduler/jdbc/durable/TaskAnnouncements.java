@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -45,7 +44,7 @@ final class TaskAnnouncements {
     private final Set<String> handlers;
     private final Runnable claimDue;
     private final Duration announceWithin;
-    private final @Nullable TaskNotifications listener;
+    private final TaskNotifications listener;
 
     TaskAnnouncements(
             ClusterDatabase database,
@@ -69,24 +68,20 @@ final class TaskAnnouncements {
         this.announceWithin = settings.lookahead().plus(IdlePace.idleInterval(settings));
         this.listener = listen && !handlers.isEmpty()
                 ? TaskNotifications.of(database, owner, settings.pollInterval(), this::received, pace::wakeNow)
-                : null;
+                : TaskNotifications.none();
     }
 
     void start() {
-        if (listener != null) {
-            listener.start();
-        }
+        listener.start();
     }
 
     void stop() {
-        if (listener != null) {
-            listener.stop();
-        }
+        listener.stop();
     }
 
     /** Whether a task announced now would reach this instance. */
     boolean listening() {
-        return listener != null && listener.listening();
+        return listener.listening();
     }
 
     /**
