@@ -280,7 +280,16 @@ public abstract class JdbcDialect {
      * groups lock one row at a time may return {@code condition} as is.
      */
     public String unlockedRows(String table, String condition) {
-        return "id IN (SELECT id FROM " + table + " WHERE " + condition + forUpdateSkipLocked() + ")";
+        return idIn("SELECT id FROM " + table + " WHERE " + condition + forUpdateSkipLocked());
+    }
+
+    /**
+     * Returns a condition that a row's {@code id} is one of those {@code subquery} selects, the
+     * subquery run once and the rows then found by their primary key, whatever the plan (see {@link
+     * PostgresDialect#idIn}).
+     */
+    String idIn(String subquery) {
+        return "id IN (" + subquery + ")";
     }
 
     /**
@@ -332,9 +341,9 @@ public abstract class JdbcDialect {
             List<?> conditionBinds,
             int limit,
             RowMapper<T> rows) {
-        String update = "UPDATE " + change.table() + " SET " + change.set() + " WHERE id IN (SELECT id FROM "
-                + change.table() + " WHERE " + change.condition() + change.order() + " FETCH FIRST ? ROWS ONLY"
-                + forUpdateSkipLocked() + ")";
+        String update = "UPDATE " + change.table() + " SET " + change.set() + " WHERE "
+                + idIn("SELECT id FROM " + change.table() + " WHERE " + change.condition() + change.order()
+                        + " FETCH FIRST ? ROWS ONLY" + forUpdateSkipLocked());
         return jdbc.query(
                 returning(update, change.columns()),
                 ps -> bind(ps, concat(setBinds, conditionBinds, List.of(limit))),
@@ -359,8 +368,8 @@ public abstract class JdbcDialect {
      * {@code IN} subquery (MariaDB, MySQL) writes it as {@code DELETE ... ORDER BY id LIMIT ?}.
      */
     public String deleteFirst(String table, String condition) {
-        return "DELETE FROM " + table + " WHERE id IN (SELECT id FROM " + table + " WHERE " + condition
-                + " ORDER BY id FETCH FIRST ? ROWS ONLY)";
+        return "DELETE FROM " + table + " WHERE "
+                + idIn("SELECT id FROM " + table + " WHERE " + condition + " ORDER BY id FETCH FIRST ? ROWS ONLY");
     }
 
     /** Wraps an {@code UPDATE} so that it yields the {@code columns} of the rows it changed. */

@@ -97,6 +97,17 @@ final class PostgresDialect extends JdbcDialect {
         return true;
     }
 
+    /**
+     * The ids as an array, built once before the rows are read ({@code ANY(ARRAY(...))}), so that
+     * the rows are always found through the primary key. As {@code IN (subquery)}, the plan the server
+     * keeps for a prepared statement (planned for any limit) may join the subquery with a scan of the
+     * whole table; and a subquery that locks rows must not be run twice.
+     */
+    @Override
+    String idIn(String subquery) {
+        return "id = ANY(ARRAY(" + subquery + "))";
+    }
+
     @Override
     String returning(String update, String columns) {
         return update + " RETURNING " + columns;

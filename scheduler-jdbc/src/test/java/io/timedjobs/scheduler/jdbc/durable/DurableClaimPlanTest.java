@@ -85,23 +85,43 @@ class DurableClaimPlanTest {
     /**
      * The same with the plan the server keeps for a statement it has prepared (the driver prepares
      * one on the server after a few runs, and the server may then plan it once for any binds): the
-     * row limit is then unknown to the planner, and the claim must still not read the whole table.
+     * row limit and the due time are then unknown to the planner, and no claim may read the whole
+     * table. Each statement is prepared on the server and its generic plan explained, as the server
+     * would run it.
      */
     @Test
-    void shouldClaimDueTasksThroughTheIndexWithAGenericPlan() throws SQLException {
+    void shouldClaimThroughTheIndexesWithGenericPlans() throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
-            jdbc.execute("SET plan_cache_mode = force_generic_plan");
-            try {
-                String plan = explain(
-                        jdbc,
-                        store -> store.claimDue(
-                                "me", Duration.ofSeconds(1), Duration.ofSeconds(30), List.of("mail", "sms"), 200));
-                assertThat(plan).as(plan).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
-                assertThat(indexConditions(plan)).as(plan).anyMatch(condition -> condition.contains("due_at"));
-            } finally {
-                jdbc.execute("RESET plan_cache_mode");
-            }
+            String due = explainGeneric(
+                    jdbc,
+                    store -> store.claimDue(
+                            "me", Duration.ofSeconds(1), Duration.ofSeconds(30), List.of("mail", "sms"), 200));
+            assertThat(due).as(due).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
+            assertThat(indexConditions(due)).as(due).anyMatch(condition -> condition.contains("due_at"));
+
+            String rescue = explainGeneric(
+                    jdbc, store -> store.claimExpired("me", Duration.ofSeconds(30), List.of("mail", "sms"), 200));
+            assertThat(rescue).as(rescue).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
+
+            String foreign = explainGeneric(jdbc, store -> store.foreignHandlersDue(List.of("mail")));
+            assertThat(foreign).as(foreign).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
+        }
+    }
+
+    /**
+     * The generic plan is what the check above reads: the plan of the statement prepared on the
+     * server shows its binds as parameters ({@code $1}), where a plain {@code EXPLAIN} with binds
+     * shows their values, planned for them.
+     */
+    @Test
+    void shouldExplainThePlanWithoutTheBindsValues() throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
+            Consumer<DurableTaskStore> claim =
+                    store -> store.claimExpired("me", Duration.ofSeconds(30), List.of("mail", "sms"), 200);
+            assertThat(explainGeneric(jdbc, claim)).containsPattern("\\$\\d");
+            assertThat(explain(jdbc, claim)).doesNotContainPattern("\\$\\d");
         }
     }
 
@@ -116,7 +136,8 @@ class DurableClaimPlanTest {
      * A group's start (one statement) finds its rows through the primary key while the instance
      * holds thousands of claims the statistics do not know of: the planner would otherwise read all
      * of them through the claimed_by or the (state, due_at) index for each group (a join with the
-     * unnested arrays could even read the whole table), as a drain's first groups did.
+     * unnested arrays could even read the whole table), as a drain's first groups did; with the
+     * plan for the binds' values and with the generic plan alike.
      */
     @Test
     void shouldStartAGroupThroughThePrimaryKey() throws SQLException {
@@ -131,11 +152,13 @@ class DurableClaimPlanTest {
             try {
                 JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
                 jdbc.update("UPDATE timed_jobs_tasks SET state = 'CLAIMED', claimed_by = 'me' WHERE id % 40 = 0");
-                String plan = explain(jdbc, store -> store.startAll(group, "me", Duration.ofSeconds(30)));
-                assertThat(plan)
-                        .as(plan)
-                        .contains("Index Scan using timed_jobs_tasks_pkey")
-                        .doesNotContain("Seq Scan on timed_jobs_tasks");
+                Consumer<DurableTaskStore> start = store -> store.startAll(group, "me", Duration.ofSeconds(30));
+                for (String plan : List.of(explain(jdbc, start), explainGeneric(jdbc, start))) {
+                    assertThat(plan)
+                            .as(plan)
+                            .contains("Index Scan using timed_jobs_tasks_pkey")
+                            .doesNotContain("Seq Scan on timed_jobs_tasks");
+                }
             } finally {
                 connection.rollback();
             }
@@ -160,6 +183,80 @@ class DurableClaimPlanTest {
                 connection.rollback();
             }
         }
+    }
+
+    /**
+     * As {@link #explain(JdbcTemplate, Consumer)}, with the generic plan: each statement is prepared
+     * on the server ({@code PREPARE}) and explained as executed with its binds ({@code EXPLAIN
+     * EXECUTE}) while the server is told to plan it once for any binds. {@code jdbc} must hold one
+     * connection.
+     */
+    private String explainGeneric(JdbcTemplate jdbc, Consumer<DurableTaskStore> claim) {
+        List<String> plan = new ArrayList<>();
+        JdbcTemplate explaining = new JdbcTemplate(jdbc.getDataSource()) {
+            @Override
+            public <T> List<T> query(String sql, PreparedStatementSetter binds, RowMapper<T> rows) {
+                StringBuilder numbered = new StringBuilder();
+                int count = 0;
+                for (char c : sql.toCharArray()) {
+                    numbered.append(c == '?' ? "$" + ++count : String.valueOf(c));
+                }
+                jdbc.execute("PREPARE claim_plan AS " + numbered);
+                try {
+                    // EXECUTE takes its arguments as literals: the binds are recorded, then written out
+                    String[] literals = new String[count];
+                    java.util.Arrays.fill(literals, "NULL");
+                    binds.setValues(recorder(literals));
+                    plan.addAll(super.queryForList(
+                            "EXPLAIN EXECUTE claim_plan(" + String.join(", ", literals) + ")", String.class));
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                } finally {
+                    jdbc.execute("DEALLOCATE claim_plan");
+                }
+                return List.of();
+            }
+        };
+        jdbc.execute("SET plan_cache_mode = force_generic_plan");
+        try {
+            claim.accept(new DurableTaskStore(explaining, database.dialect(), database.tables()));
+        } finally {
+            jdbc.execute("RESET plan_cache_mode");
+        }
+        assertThat(plan).as("the claim ran one statement").isNotEmpty();
+        return String.join("\n", plan);
+    }
+
+    /**
+     * A statement that records each value bound to it as a literal of unknown type, which the server
+     * casts to the prepared statement's parameter type; arrays, which its connection creates, as
+     * their text.
+     */
+    private static java.sql.PreparedStatement recorder(String[] literals) {
+        Connection arrays = proxy(Connection.class, (method, args) -> {
+            String text = java.util.Arrays.stream((Object[]) args[1])
+                    .map(String::valueOf)
+                    .collect(java.util.stream.Collectors.joining(",", "{", "}"));
+            return proxy(java.sql.Array.class, (called, none) -> text); // only its toString() is read
+        });
+        return proxy(java.sql.PreparedStatement.class, (method, args) -> {
+            if (method.getName().equals("getConnection")) {
+                return arrays;
+            }
+            Object value = method.getName().equals("setNull") ? null : args[1];
+            literals[(Integer) args[0] - 1] =
+                    value == null ? "NULL" : "'" + String.valueOf(value).replace("'", "''") + "'";
+            return null;
+        });
+    }
+
+    /** An implementation of {@code type} whose every method is {@code answer}. */
+    private static <T> T proxy(
+            Class<T> type, java.util.function.BiFunction<java.lang.reflect.Method, Object[], Object> answer) {
+        return type.cast(java.lang.reflect.Proxy.newProxyInstance(
+                DurableClaimPlanTest.class.getClassLoader(),
+                new Class<?>[] {type},
+                (proxy, method, args) -> answer.apply(method, args)));
     }
 
     private String explain(Consumer<DurableTaskStore> claim) {
