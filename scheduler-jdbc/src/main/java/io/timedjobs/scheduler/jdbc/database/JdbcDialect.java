@@ -399,8 +399,9 @@ public abstract class JdbcDialect {
 
     /**
      * Binds values in order: null as a null VARCHAR, an {@link Instant} by {@link #bind(Instant)}, a
-     * {@link Duration} as milliseconds, a {@code String[]} as the set of an {@link #anyOf}, anything
-     * else as is.
+     * {@link Duration} as milliseconds, a {@code String[]} as the set of an {@link #anyOf}, a {@code
+     * long[]} as an array of {@code BIGINT} (where the dialect {@linkplain #bindsIdArrays() binds
+     * them}), anything else as is.
      */
     public void bind(PreparedStatement ps, List<?> values) throws SQLException {
         int index = 1;
@@ -415,6 +416,15 @@ public abstract class JdbcDialect {
                 ps.setLong(index++, duration.toMillis());
             } else if (value instanceof String[] set) {
                 index = bindAnyOf(ps, index, set);
+            } else if (value instanceof long[] ids) {
+                // A typed array, not its text: a cast of text to an array is evaluated again for
+                // each row a plan reads, which made a group's statement parse it thousands of times.
+                ps.setArray(
+                        index++,
+                        ps.getConnection()
+                                .createArrayOf(
+                                        "BIGINT",
+                                        java.util.Arrays.stream(ids).boxed().toArray()));
             } else {
                 ps.setObject(index++, value);
             }

@@ -174,11 +174,24 @@ final class DurableTaskSql {
     }
 
     /**
+     * {@link #completeOnce()} for a group of tasks in one statement, where the dialect binds arrays
+     * of ids; null elsewhere. Returns the id and claim version of each task completed. The ids must
+     * be distinct. Binds: {@link #groupFence()}'s.
+     */
+    @Nullable
+    String completeOnceGroup() {
+        if (!dialect.bindsIdArrays()) {
+            return null;
+        }
+        return "DELETE FROM " + table + " WHERE " + groupFence() + " RETURNING id, claim_version";
+    }
+
+    /**
      * Each task of a group under the version it was claimed with. The ids go first, as a condition on
      * the primary key that the planner answers with the index whatever it guesses of the array's
      * length or the table's size (a join with the unnested arrays may read the whole table instead);
-     * each row's version is then looked up by its id's position. Binds: ids, versions, ids (each an
-     * array's text, versions in the order of the ids).
+     * each row's version is then looked up by its id's position. Binds: ids, versions, ids (each a
+     * {@code long[]}, bound as a typed array, versions in the order of the ids).
      */
     private static String groupFence() {
         return "id = ANY(CAST(? AS BIGINT[]))"

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.IntFunction;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -24,14 +25,13 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Thread-safe; used by {@link DurableTaskStore} only. The fenced starts and completions of a group of
- * tasks, each task fenced on its own, in one round trip: the starts, where the dialect binds arrays
- * of ids (PostgreSQL), one statement for the whole group that returns the id and version of each
- * task it let through; else, and for the completions everywhere, a JDBC batch of one statement per
- * task whose counts tell them apart.
+ * tasks, each task fenced on its own, in one round trip: where the dialect binds arrays of ids
+ * (PostgreSQL), one statement for the whole group that returns the id and version of each task it
+ * let through; else a JDBC batch of one statement per task whose counts tell them apart.
  *
- * <p>The completions stay a batch on PostgreSQL too: one {@code DELETE} for the group, fenced the
- * same way, was tried and taken back, for under four instances on a 1 s lease it sometimes ran past
- * the database timeout (cause not found) and the instance lost its claims.
+ * <p>The ids and versions are bound as typed arrays, never as their text: a cast of text to an
+ * array is evaluated again for each row the plan reads, and a group's statement then spent seconds
+ * parsing the same text (a drain's groups ran past the database timeout).
  */
 final class GroupStatements {
 
@@ -52,12 +52,18 @@ final class GroupStatements {
     }
 
     /**
-     * The fenced completions of several one-off tasks as one JDBC batch (one round trip), in the
-     * caller's transaction if any; returns each one's count, 1 where accepted.
+     * The fenced completions of several one-off tasks in one round trip (one statement where the
+     * dialect binds arrays, else a batch), in the caller's transaction if any; returns each one's
+     * count, in the order of {@code tasks}, 1 where accepted.
      *
-     * @throws UnknownRowCounts when the driver did not say which rows changed (the caller rolls back)
+     * @throws UnknownRowCounts when the driver did not say which rows of a batch changed (the caller
+     *     rolls back)
      */
     int[] completeOnceAll(List<ClaimedTask> tasks) {
+        String group = sql.completeOnceGroup();
+        if (group != null) {
+            return inOneStatement(group, tasks, (ids, versions) -> binds(ids, versions, ids));
+        }
         return batch(
                 sql.completeOnce(),
                 tasks.size(),
@@ -78,21 +84,7 @@ final class GroupStatements {
         }
         String group = sql.startGroup();
         if (group != null) { // one statement, so one commit without a transaction of its own
-            // One entry per task: a task claimed again (a new version of the same id) can only start
-            // under its latest claim, so its older claims are left out and refused, as in a batch.
-            Map<Long, Long> latest = new LinkedHashMap<>();
-            tasks.forEach(task -> latest.merge(task.id(), task.version(), Math::max));
-            String ids = arrayText(latest.keySet());
-            Set<String> started = new HashSet<>(jdbc.query(
-                    group,
-                    ps -> dialect.bind(ps, binds(lease, ids, arrayText(latest.values()), ids, owner)),
-                    (rs, row) -> rs.getLong(1) + ":" + rs.getLong(2)));
-            int[] counts = new int[tasks.size()];
-            for (int i = 0; i < counts.length; i++) {
-                counts[i] =
-                        started.contains(tasks.get(i).id() + ":" + tasks.get(i).version()) ? 1 : 0;
-            }
-            return counts;
+            return inOneStatement(group, tasks, (ids, versions) -> binds(lease, ids, versions, ids, owner));
         }
         TransactionTemplate transaction =
                 Objects.requireNonNull(this.transaction, "a store on a template without a data source");
@@ -106,6 +98,26 @@ final class GroupStatements {
             throw new DataAccessResourceFailureException("Timed Jobs could not start a group of durable tasks", e);
         }
         return Objects.requireNonNull(counts, "counts");
+    }
+
+    /**
+     * Runs a group's statement, which returns the id and version of each task it let through, and
+     * returns each task's count in the order of {@code tasks}. One entry per task is bound: a task
+     * claimed again (a new version of the same id) can only go through under its latest claim, so
+     * its older claims are left out and refused, as in a batch.
+     */
+    private int[] inOneStatement(
+            String statement, List<ClaimedTask> tasks, BiFunction<long[], long[], List<@Nullable Object>> binds) {
+        Map<Long, Long> latest = new LinkedHashMap<>();
+        tasks.forEach(task -> latest.merge(task.id(), task.version(), Math::max));
+        List<@Nullable Object> values = binds.apply(longs(latest.keySet()), longs(latest.values()));
+        Set<String> through = new HashSet<>(jdbc.query(
+                statement, ps -> dialect.bind(ps, values), (rs, row) -> rs.getLong(1) + ":" + rs.getLong(2)));
+        int[] counts = new int[tasks.size()];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = through.contains(tasks.get(i).id() + ":" + tasks.get(i).version()) ? 1 : 0;
+        }
+        return counts;
     }
 
     private int[] batch(String statement, int size, IntFunction<List<@Nullable Object>> binds) {
@@ -128,13 +140,9 @@ final class GroupStatements {
         return counts;
     }
 
-    /** Values as an array's text, {@code {1,2,3}}, for {@code CAST(? AS BIGINT[])}. */
-    private static String arrayText(Collection<Long> values) {
-        StringBuilder text = new StringBuilder(values.size() * 8).append('{');
-        for (Long value : values) {
-            text.append(text.length() == 1 ? "" : ",").append(value);
-        }
-        return text.append('}').toString();
+    /** Values as an array the dialect binds as one of {@code BIGINT}. */
+    private static long[] longs(Collection<Long> values) {
+        return values.stream().mapToLong(Long::longValue).toArray();
     }
 
     /** A batch whose driver answered "done" without the rows each statement changed. */
