@@ -35,7 +35,10 @@ import javax.sql.DataSource;
  *
  * <p>Both report database commits per execution (from {@code pg_stat_database}, on MariaDB from
  * InnoDB's transaction counters; the scheduling included), duplicates (executions beyond the first) and lost tasks. Peers run one after the
- * other in each round, rotated; each gets fresh tables and fresh pools.
+ * other in each round, rotated; each gets fresh tables and fresh pools. In one JVM, a warm-up round
+ * runs first and is not counted ({@code -Dbench.clusterWarmups}, 1 by default, 0 in a smoke run or
+ * with a JVM per instance, whose children start cold anyway): without it, the peer that runs first
+ * does so before the JIT has compiled anything.
  *
  * <pre>
  * java -cp scheduler-benchmarks/target/benchmarks.jar io.timedjobs.benchmarks.cluster.ClusterBench [rounds] [drain|spread|both]
@@ -78,22 +81,31 @@ public final class ClusterBench {
                     Runtime.version(),
                     database.describe(),
                     DbSchedulerPeer.pollingStrategy(database.kind()));
-            for (int round = 0; round < rounds; round++) {
+            int warmups =
+                    Integer.getInteger("bench.clusterWarmups", Sizes.smoke() || ClusterProcesses.enabled() ? 0 : 1);
+            for (int round = -warmups; round < rounds; round++) {
                 for (int instances : instanceCounts) {
                     for (String scenario : scenarios) {
                         String label = instanceCounts.length == 1 ? scenario : scenario + " x" + instances;
                         for (int p = 0; p < peers.size(); p++) {
-                            int index = (p + round) % peers.size();
+                            int index = Math.floorMod(p + round, peers.size());
                             ClusterPeer peer = peers.get(index).get();
                             double[] r = ClusterProcesses.enabled()
                                     ? ClusterProcesses.run(
                                             database, index, peer, scenario, tasks, spreadMillis, instances)
                                     : run(database, peer, scenario, tasks, spreadMillis, instances);
-                            results.computeIfAbsent(label, k -> new LinkedHashMap<>())
-                                    .computeIfAbsent(peer.name(), k -> new ArrayList<>())
-                                    .add(r);
+                            if (round >= 0) {
+                                results.computeIfAbsent(label, k -> new LinkedHashMap<>())
+                                        .computeIfAbsent(peer.name(), k -> new ArrayList<>())
+                                        .add(r);
+                            }
                             System.out.printf(
-                                    Locale.ROOT, "round %d %-9s %-28s %s%n", round + 1, label, peer.name(), format(r));
+                                    Locale.ROOT,
+                                    "%s %-9s %-28s %s%n",
+                                    round >= 0 ? "round " + (round + 1) : "warm-up",
+                                    label,
+                                    peer.name(),
+                                    format(r));
                         }
                     }
                 }
