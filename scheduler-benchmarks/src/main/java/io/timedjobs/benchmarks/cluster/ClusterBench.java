@@ -35,10 +35,11 @@ import javax.sql.DataSource;
  *
  * <p>Both report database commits per execution (from {@code pg_stat_database}, on MariaDB from
  * InnoDB's transaction counters; the scheduling included), duplicates (executions beyond the first) and lost tasks. Peers run one after the
- * other in each round, rotated; each gets fresh tables and fresh pools. In one JVM, a warm-up round
- * runs first and is not counted ({@code -Dbench.clusterWarmups}, 1 by default, 0 in a smoke run or
- * with a JVM per instance, whose children start cold anyway): without it, the peer that runs first
- * does so before the JIT has compiled anything.
+ * other in each round, rotated; each gets fresh tables and fresh pools. In one JVM, warm-up rounds
+ * run first and are not counted ({@code -Dbench.clusterWarmups}, 2 by default, 0 in a smoke run or
+ * with a JVM per instance, whose children start cold anyway): without them, the peer that runs first
+ * does so before the JIT has compiled anything, and after one round ours still drained at half its
+ * later rate.
  *
  * <pre>
  * java -cp scheduler-benchmarks/target/benchmarks.jar io.timedjobs.benchmarks.cluster.ClusterBench [rounds] [drain|spread|both]
@@ -82,7 +83,7 @@ public final class ClusterBench {
                     database.describe(),
                     DbSchedulerPeer.pollingStrategy(database.kind()));
             int warmups =
-                    Integer.getInteger("bench.clusterWarmups", Sizes.smoke() || ClusterProcesses.enabled() ? 0 : 1);
+                    Integer.getInteger("bench.clusterWarmups", Sizes.smoke() || ClusterProcesses.enabled() ? 0 : 2);
             for (int round = -warmups; round < rounds; round++) {
                 for (int instances : instanceCounts) {
                     for (String scenario : scenarios) {

@@ -232,9 +232,9 @@ public abstract class JdbcDialect {
 
     /**
      * Whether a statement can take a list of ids as one bound value, {@code CAST(? AS BIGINT[])}
-     * bound to the array's text ({@code {1,2,3}}), and look values up in it (PostgreSQL): a group of
-     * fenced starts is then one statement, not one per task. False by default, the portable answer: a
-     * JDBC batch of one statement per task.
+     * bound to a {@code long[]} (a typed array, see {@link #bind}), and look values up in it
+     * (PostgreSQL): a group of fenced starts, or of completions, is then one statement, not one per
+     * task. False by default, the portable answer: a JDBC batch of one statement per task.
      */
     public boolean bindsIdArrays() {
         return false;

@@ -154,6 +154,9 @@ public final class TaskNotifications {
 
     /** Stops listening and closes the connection; idempotent. */
     public void stop() {
+        if (database == null) {
+            return; // none(): never started
+        }
         Thread running;
         synchronized (this) {
             running = thread;

@@ -104,7 +104,8 @@ final class DurableOutcomes {
 
     /**
      * Writes one group of completions: one alone as any completion is, several in one transaction
-     * (their fenced deletes as one batch, then the records of those accepted). Never throws: a group
+     * (their fenced deletes in one statement on PostgreSQL, a batch elsewhere, then the records of
+     * those accepted). Never throws: a group
      * the database does not take is kept, each completion for the next poll to write alone.
      */
     private void writeGroup(List<CompletionGroup.Completion> group) {

@@ -162,8 +162,8 @@ final class DurableTaskRunner {
     }
 
     /**
-     * Starts several claimed tasks due at once, their fenced starts as one batch in one transaction
-     * (one commit); returns those started, each to be run by {@link #runStarted} with {@code lapses},
+     * Starts several claimed tasks due at once, their fenced starts in one commit (one statement on
+     * PostgreSQL, a batch in one transaction elsewhere); returns those started, each to be run by {@link #runStarted} with {@code lapses},
      * read before the starts. A task whose handler is not here is handed back. When the batch loses a
      * deadlock or its counts are unknown, each is started alone; when the database cannot be reached,
      * they run as long as this instance's lease holds, as a single start would.

@@ -104,7 +104,8 @@ final class GroupStatements {
      * Runs a group's statement, which returns the id and version of each task it let through, and
      * returns each task's count in the order of {@code tasks}. One entry per task is bound: a task
      * claimed again (a new version of the same id) can only go through under its latest claim, so
-     * its older claims are left out and refused, as in a batch.
+     * its older claims are left out and refused, as in a batch; and of the same claim listed twice,
+     * only the first counts, as in a batch.
      */
     private int[] inOneStatement(
             String statement, List<ClaimedTask> tasks, BiFunction<long[], long[], List<@Nullable Object>> binds) {
@@ -115,7 +116,7 @@ final class GroupStatements {
                 statement, ps -> dialect.bind(ps, values), (rs, row) -> rs.getLong(1) + ":" + rs.getLong(2)));
         int[] counts = new int[tasks.size()];
         for (int i = 0; i < counts.length; i++) {
-            counts[i] = through.contains(tasks.get(i).id() + ":" + tasks.get(i).version()) ? 1 : 0;
+            counts[i] = through.remove(tasks.get(i).id() + ":" + tasks.get(i).version()) ? 1 : 0;
         }
         return counts;
     }

@@ -30,6 +30,7 @@ class DurableClaimPlanTest {
 
     private static final int PENDING = 200_000;
     private static final String INDEX = "timed_jobs_tasks_state_due";
+    private static final String PRIMARY_KEY = "timed_jobs_tasks_pkey";
 
     private DataSource dataSource;
     private ClusterDatabase database;
@@ -65,7 +66,7 @@ class DurableClaimPlanTest {
         String plan = explain(store ->
                 store.claimDue("me", Duration.ofSeconds(1), Duration.ofSeconds(30), List.of("mail", "sms"), 200));
 
-        assertThat(plan).as(plan).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
+        assertThat(plan).as(plan).contains(INDEX, PRIMARY_KEY).doesNotContain("Seq Scan on timed_jobs_tasks");
         assertThat(indexConditions(plan)).as(plan).anyMatch(condition -> condition.contains("due_at"));
     }
 
@@ -97,12 +98,12 @@ class DurableClaimPlanTest {
                     jdbc,
                     store -> store.claimDue(
                             "me", Duration.ofSeconds(1), Duration.ofSeconds(30), List.of("mail", "sms"), 200));
-            assertThat(due).as(due).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
+            assertThat(due).as(due).contains(INDEX, PRIMARY_KEY).doesNotContain("Seq Scan on timed_jobs_tasks");
             assertThat(indexConditions(due)).as(due).anyMatch(condition -> condition.contains("due_at"));
 
             String rescue = explainGeneric(
                     jdbc, store -> store.claimExpired("me", Duration.ofSeconds(30), List.of("mail", "sms"), 200));
-            assertThat(rescue).as(rescue).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
+            assertThat(rescue).as(rescue).contains(INDEX, PRIMARY_KEY).doesNotContain("Seq Scan on timed_jobs_tasks");
 
             String foreign = explainGeneric(jdbc, store -> store.foreignHandlersDue(List.of("mail")));
             assertThat(foreign).as(foreign).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
@@ -111,8 +112,8 @@ class DurableClaimPlanTest {
 
     /**
      * The generic plan is what the check above reads: the plan of the statement prepared on the
-     * server shows its binds as parameters ({@code $1}), where a plain {@code EXPLAIN} with binds
-     * shows their values, planned for them.
+     * server shows the handlers' names as a parameter, where a plain {@code EXPLAIN} with binds shows
+     * their values, planned for them.
      */
     @Test
     void shouldExplainThePlanWithoutTheBindsValues() throws SQLException {
@@ -120,8 +121,8 @@ class DurableClaimPlanTest {
             JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
             Consumer<DurableTaskStore> claim =
                     store -> store.claimExpired("me", Duration.ofSeconds(30), List.of("mail", "sms"), 200);
-            assertThat(explainGeneric(jdbc, claim)).containsPattern("\\$\\d");
-            assertThat(explain(jdbc, claim)).doesNotContainPattern("\\$\\d");
+            assertThat(explainGeneric(jdbc, claim)).doesNotContain("{mail,sms}");
+            assertThat(explain(jdbc, claim)).contains("{mail,sms}");
         }
     }
 
@@ -129,7 +130,7 @@ class DurableClaimPlanTest {
     void shouldRescueExpiredClaimsThroughTheIndex() {
         String plan = explain(store -> store.claimExpired("me", Duration.ofSeconds(30), List.of("mail", "sms"), 200));
 
-        assertThat(plan).as(plan).contains(INDEX).doesNotContain("Seq Scan on timed_jobs_tasks");
+        assertThat(plan).as(plan).contains(INDEX, PRIMARY_KEY).doesNotContain("Seq Scan on timed_jobs_tasks");
     }
 
     /**
@@ -219,7 +220,11 @@ class DurableClaimPlanTest {
                 } catch (SQLException e) {
                     throw new IllegalStateException(e);
                 } finally {
-                    jdbc.execute("DEALLOCATE claim_plan");
+                    try {
+                        jdbc.execute("DEALLOCATE claim_plan");
+                    } catch (RuntimeException e) {
+                        // the explain failed in a transaction, now aborted: its error is the one to see
+                    }
                 }
                 return List.of();
             }
