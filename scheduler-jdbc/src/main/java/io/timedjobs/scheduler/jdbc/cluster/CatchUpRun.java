@@ -45,7 +45,11 @@ final class CatchUpRun {
     /** Whether the missed fires are listed; false at start and after a known outage. */
     private volatile boolean planned;
 
-    /** Whether the last try found the run lease busy, so the next waits a poll interval. */
+    /**
+     * Whether the next try waits a poll interval: the last one found the run lease busy, or was not
+     * made because the instance is leaving ({@link #deferred()}). Written by the job's run and read
+     * by its trigger, which alternate but may be on different pool threads: hence volatile.
+     */
     private volatile boolean busy;
 
     private CatchUpRun(ClusteredJob job, CatchUpPolicy policy, UnaryOperator<@Nullable Instant> fires) {
