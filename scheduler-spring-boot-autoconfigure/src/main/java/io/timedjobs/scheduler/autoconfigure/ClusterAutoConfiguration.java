@@ -107,9 +107,7 @@ public class ClusterAutoConfiguration {
             ObjectProvider<DataSource> dataSources) {
         DataSource dataSource = qualifiedDataSource.getIfAvailable(dataSources::getIfUnique);
         if (dataSource == null) {
-            throw new IllegalStateException("Timed Jobs found several DataSources and none is primary: mark the one"
-                    + " for its tables with @TimedJobsDataSource, or set " + SchedulerProperties.PREFIX
-                    + ".cluster.enabled=false");
+            throw MissingDataSource.ambiguous();
         }
         TableNames tables = new TableNames(properties.getJdbc().getTablePrefix());
         ClusterDatabase database =

@@ -64,7 +64,10 @@ class ClusterAutoConfigurationTest {
                 });
     }
 
-    /** Without a DataSource, or with cluster.enabled=false, nothing of it exists. */
+    /**
+     * Without a DataSource, or with cluster.enabled=false, nothing of it exists (without one, {@link
+     * ClusterDataSourceCheckAutoConfiguration} then refuses start-up; see {@link ClusterDataSourceCheckTest}).
+     */
     @Test
     void shouldStayOffWithoutDataSourceOrWhenDisabled() {
         runner.run(context -> assertThat(context).doesNotHaveBean(ClusterInstance.class));
