@@ -31,6 +31,7 @@ final class SchedulerRuntimeHints implements RuntimeHintsRegistrar {
         hints.reflection()
                 .registerType(SchedulerPropertyValueFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)
                 .registerType(ReplacedSchedulerFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)
-                .registerType(ClusterDataSourceFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS);
+                .registerType(ClusterDataSourceFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)
+                .registerType(SchemaPrivilegeFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS);
     }
 }

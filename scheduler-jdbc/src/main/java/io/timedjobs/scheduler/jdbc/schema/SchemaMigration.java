@@ -15,10 +15,7 @@ import java.util.List;
 import java.util.TreeSet;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.ClassPathResource;
-import org.springframework.core.io.support.EncodedResource;
-import org.springframework.jdbc.datasource.init.ScriptUtils;
 import org.springframework.util.FileCopyUtils;
 
 /**
@@ -99,10 +96,62 @@ final class SchemaMigration {
         }
     }
 
-    private void execute(Connection connection, String name) {
-        EncodedResource resource = new EncodedResource(
-                new ByteArrayResource(script(name).getBytes(StandardCharsets.UTF_8), dialect.schemaLocation(name)));
-        ScriptUtils.executeSqlScript(connection, resource);
+    /**
+     * Runs a script statement by statement. A statement that fails for want of a right ends the run
+     * with a {@link SchemaPrivilegeException} naming the right. On MariaDB and MySQL, whose DDL
+     * commits at once, a run of a script that stopped halfway left its first statements done: their
+     * "already exists" errors are skipped, so that the script runs again to its end.
+     */
+    private void execute(Connection connection, String name) throws SQLException {
+        for (String sql : statements(script(name))) {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(sql);
+            } catch (SQLException failure) {
+                if (SchemaStatementFailure.isAlreadyDone(dialect, failure)) {
+                    logger.info("Timed Jobs schema script " + name + ": " + SchemaStatementFailure.firstLine(sql)
+                            + " was done by an earlier run that stopped halfway (" + failure.getMessage()
+                            + "); going on");
+                    continue;
+                }
+                if (SchemaStatementFailure.isMissingRight(dialect, failure)) {
+                    throw missingRight(name, sql, failure);
+                }
+                throw failure;
+            }
+        }
+    }
+
+    /**
+     * The statements of a script: whole-line {@code --} comments dropped, split where a line ends in
+     * {@code ;}. The scripts are written for this: no {@code ;} ends a line inside a statement, and no
+     * comment follows code on its line.
+     */
+    static List<String> statements(String script) {
+        StringBuilder code = new StringBuilder();
+        for (String line : script.split("\\R")) {
+            if (!line.strip().startsWith("--")) {
+                code.append(line).append('\n');
+            }
+        }
+        return java.util.Arrays.stream(code.toString().split(";[ \\t]*\n"))
+                .map(String::strip)
+                .filter(statement -> !statement.isEmpty())
+                .toList();
+    }
+
+    private SchemaPrivilegeException missingRight(String name, String sql, SQLException failure) {
+        String right = SchemaStatementFailure.rightFor(dialect, sql);
+        String folder = dialect.schemaLocation("");
+        return new SchemaPrivilegeException(
+                "Timed Jobs could not create or upgrade its tables: the database user lacks the right " + right
+                        + " for \"" + SchemaStatementFailure.firstLine(sql) + "\" of " + dialect.schemaLocation(name)
+                        + " (the database said: " + failure.getMessage() + "). Grant " + right
+                        + " to the user and start again: the next start runs what is still missing. Or create the"
+                        + " tables with Flyway or Liquibase from classpath:" + folder + " and set "
+                        + SchemaPrivilegeException.INITIALIZE_SCHEMA_NEVER + "; the application itself then needs"
+                        + " only SELECT, INSERT, UPDATE and DELETE on them.",
+                right,
+                failure);
     }
 
     private TreeSet<Integer> appliedVersions(Connection connection) throws SQLException {
