@@ -16,6 +16,17 @@ public interface DurableTaskHandler<T> {
     Class<T> payloadType();
 
     /**
+     * Whether a task of this handler may be scheduled without a payload ({@code null}), which {@link
+     * #handle} then gets as a null {@link DurableTask#payload()}. By default only a handler of {@code
+     * String} (or {@code Void}) payloads accepts one; a handler of any other type gets an {@link
+     * IllegalArgumentException} at {@code schedule} time unless it overrides this to return true.
+     */
+    default boolean acceptsNullPayload() {
+        Class<T> type = payloadType();
+        return type == String.class || type == Void.class;
+    }
+
+    /**
      * Runs one task. Returning completes it (a one-off task's row is deleted, a recurring task waits for
      * its next fire); throwing fails this attempt, which is retried with backoff up to the maximum
      * number of attempts.

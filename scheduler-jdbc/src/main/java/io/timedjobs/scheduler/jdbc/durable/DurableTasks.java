@@ -69,13 +69,14 @@ public final class DurableTasks {
      * @param key the task's key within its handler; not blank, at most 200 characters (Unicode code
      *     points: an emoji counts as one)
      * @param at when it is due
-     * @param payload null; a String, stored as is (for a handler whose payload type is not String, it
+     * @param payload null, when the handler {@linkplain DurableTaskHandler#acceptsNullPayload() accepts
+     *     none} (a String handler does); a String, stored as is (for a handler whose payload type is not String, it
      *     must be JSON that reads as that type); or a value of the handler's payload type that the
      *     JSON mapper writes and reads back (equal, when the type defines equality)
      * @return the task's id, the same as before when it replaced a task
-     * @throws IllegalArgumentException for an unknown handler, a blank or too long key, or a payload
-     *     that is not of the handler's payload type or does not read back as it, naming the task,
-     *     the declared type and the given type
+     * @throws IllegalArgumentException for an unknown handler, a blank or too long key, a null payload
+     *     the handler does not accept, or a payload that is not of the handler's payload type or does
+     *     not read back as it, naming the task, the declared type and the given type
      * @throws DurableTaskException when the database fails
      */
     public long schedule(String handler, String key, Instant at, @Nullable Object payload) {

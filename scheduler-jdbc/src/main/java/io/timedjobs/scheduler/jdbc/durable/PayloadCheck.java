@@ -20,14 +20,20 @@ final class PayloadCheck {
      * Returns the stored text of a payload for {@code handler}: a String as it is, anything else as the
      * codec writes it, once it is known to read back as the handler's payload type.
      *
-     * @throws IllegalArgumentException naming the task, the declared and the given type when it would not
+     * @throws IllegalArgumentException naming the task, the declared and the given type when it would not,
+     *     or naming the task and its handler for a null payload the handler does not accept
      */
     @Nullable
     String encode(String name, String key, DurableTaskHandler<?> handler, @Nullable Object payload) {
+        Class<?> type = handler.payloadType();
         if (payload == null) {
+            if (!handler.acceptsNullPayload()) {
+                throw new IllegalArgumentException("Durable task " + name + "/" + key + ": handler '" + name
+                        + "' reads payloads as " + type.getName() + " and accepts no null payload; give a payload,"
+                        + " or make the handler's acceptsNullPayload() return true");
+            }
             return null;
         }
-        Class<?> type = handler.payloadType();
         if (payload instanceof String text) {
             if (type != String.class) {
                 // stored as is, read as JSON of the type: pre-written JSON must be that

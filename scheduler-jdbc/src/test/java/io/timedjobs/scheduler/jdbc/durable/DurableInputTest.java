@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.LoggerFactory;
@@ -96,6 +97,59 @@ class DurableInputTest {
                 .containsExactlyInAnyOrder(new Reminder("ada", "tea"), new Reminder("bob", "coffee"));
     }
 
+    /**
+     * A null payload for a handler of records is refused at schedule time, naming the task, the
+     * handler and the opt-in, and nothing is written; a handler that opts in gets its task run with
+     * null, and a String handler accepts null as before.
+     */
+    @Test
+    void shouldRefuseANullPayloadUnlessTheHandlerAcceptsOne() {
+        ClusterDatabase database = DurableTestSupport.database(TestDatabases.Kind.H2.newDatabase());
+        DurableTasks tasks = engine(database, new ReminderHandler(false)).tasks();
+
+        assertThatThrownBy(() -> tasks.schedule("reminders", "k", Duration.ZERO, null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("reminders/k")
+                .hasMessageContaining("handler 'reminders'")
+                .hasMessageContaining(Reminder.class.getName())
+                .hasMessageContaining("acceptsNullPayload()");
+        assertThatThrownBy(() ->
+                        tasks.scheduleRecurring("reminders", "every", DurableSchedule.every(Duration.ofHours(1)), null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("reminders/every");
+        assertThat(tasks.find(DurableTaskQuery.all())).isEmpty();
+
+        List<Reminder> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicInteger runs = new AtomicInteger();
+        DurableTaskHandler<Reminder> optional = new DurableTaskHandler<>() {
+            @Override
+            public Class<Reminder> payloadType() {
+                return Reminder.class;
+            }
+
+            @Override
+            public boolean acceptsNullPayload() {
+                return true;
+            }
+
+            @Override
+            public void handle(DurableTask<Reminder> task) {
+                if (task.payload() != null) {
+                    seen.add(task.payload());
+                }
+                runs.incrementAndGet();
+            }
+        };
+        DurableTaskEngine accepting = engine(database, optional);
+        accepting.tasks().schedule("reminders", "none", Duration.ZERO, null);
+        accepting.runDueNow();
+        assertThat(runs).hasValue(1);
+        assertThat(seen).isEmpty();
+
+        RecordingHandler strings = new RecordingHandler();
+        assertThat(strings.acceptsNullPayload()).isTrue();
+    }
+
     /** A reschedule of a task whose stored payload does not read as the handler's type is refused. */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)
@@ -122,10 +176,11 @@ class DurableInputTest {
         DurableTasks tasks = engine(database, new ReminderHandler(false)).tasks();
         String emoji = "\uD83D\uDE00";
 
-        tasks.schedule("reminders", emoji.repeat(200), Duration.ofHours(1), null);
+        tasks.schedule("reminders", emoji.repeat(200), Duration.ofHours(1), new Reminder("ada", "tea"));
 
         assertThat(tasks.find("reminders", emoji.repeat(200))).isPresent();
-        assertThatThrownBy(() -> tasks.schedule("reminders", emoji.repeat(201), Duration.ofHours(1), null))
+        assertThatThrownBy(() ->
+                        tasks.schedule("reminders", emoji.repeat(201), Duration.ofHours(1), new Reminder("ada", "tea")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at most 200 characters, got 201");
     }
