@@ -42,8 +42,11 @@ class SchedulerRuntimeHintsTest {
     /** The failure analyzers that spring.factories names can be created. */
     @Test
     void shouldCoverFailureAnalyzers() {
-        for (Class<?> analyzer :
-                List.of(SchedulerPropertyValueFailureAnalyzer.class, ReplacedSchedulerFailureAnalyzer.class)) {
+        for (Class<?> analyzer : List.of(
+                SchedulerPropertyValueFailureAnalyzer.class,
+                ReplacedSchedulerFailureAnalyzer.class,
+                ClusterDataSourceFailureAnalyzer.class,
+                SchemaPrivilegeFailureAnalyzer.class)) {
             assertThat(RuntimeHintsPredicates.reflection()
                             .onType(analyzer)
                             .withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS))
