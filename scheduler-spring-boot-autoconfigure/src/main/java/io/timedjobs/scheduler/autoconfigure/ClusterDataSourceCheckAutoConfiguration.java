@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.autoconfigure;
 
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -35,10 +36,13 @@ public class ClusterDataSourceCheckAutoConfiguration {
 
     private static final Log logger = LogFactory.getLog(ClusterDataSourceCheckAutoConfiguration.class);
 
-    /** The cluster is wanted (the default) and was not configured: no DataSource it could use. */
+    /**
+     * The cluster is wanted (the default) and was not configured, for want of a DataSource. (With a
+     * DataSource and no cluster, the application excluded the cluster's auto-configuration itself.)
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(prefix = SchedulerProperties.PREFIX + ".cluster", name = "enabled", matchIfMissing = true)
-    @ConditionalOnMissingBean(ClusterDatabase.class)
+    @ConditionalOnMissingBean({ClusterDatabase.class, DataSource.class})
     static class NoClusterDatabase {
 
         @Bean

@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
@@ -8,12 +9,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -128,6 +134,31 @@ class ClusterDataSourceCheckTest {
                 });
         assertThat(output.getAll()).doesNotContain("cluster.enabled=false, so");
     }
+
+    /**
+     * A Spring Boot application as users start it, without a connection pool or embedded database:
+     * Boot prints the analysis (registered in spring.factories), not a stack trace.
+     */
+    @Test
+    void shouldPrintTheAnalysisWhenAnApplicationStartsWithoutDataSource(CapturedOutput output) {
+        assertThatThrownBy(() -> new SpringApplicationBuilder(PlainApplication.class)
+                        .resourceLoader(new DefaultResourceLoader(NO_EMBEDDED_DATABASE))
+                        .web(WebApplicationType.NONE)
+                        .properties("spring.main.banner-mode=off")
+                        .run()
+                        .close())
+                .isInstanceOf(Exception.class);
+
+        assertThat(output)
+                .contains("APPLICATION FAILED TO START")
+                .contains("Timed Jobs found no DataSource for its tables")
+                .contains("org.springframework.boot:spring-boot-starter-jdbc")
+                .contains("timed-jobs.cluster.enabled=false");
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class PlainApplication {}
 
     /** Several DataSources and none primary or marked: the failure goes through the same analysis. */
     @Test
