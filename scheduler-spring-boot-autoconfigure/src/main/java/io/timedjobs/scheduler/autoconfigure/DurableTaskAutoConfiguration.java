@@ -40,6 +40,9 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>Payloads other than Strings go through the application's JSON mapper: Jackson 3's {@code
  * JsonMapper} when Jackson 3 is present (Spring Boot 4), else Jackson 2's {@code ObjectMapper}.
+ *
+ * <p>It runs after Boot's observation and tracing auto-configurations: sorted before them, the
+ * observers' condition found no {@code ObservationRegistry} and no observation was made, silently.
  */
 @AutoConfiguration(
         after = ClusterAutoConfiguration.class,
@@ -49,10 +52,18 @@ import tools.jackson.databind.json.JsonMapper;
             "org.springframework.boot.jackson2.autoconfigure.Jackson2AutoConfiguration",
             "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
             "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+            "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration",
+            "org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration",
+            "org.springframework.boot.micrometer.tracing.brave.autoconfigure.BraveAutoConfiguration",
             // Spring Boot 3.5
             "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
             "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
-            "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration"
+            "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.tracing.MicrometerTracingAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.tracing.OpenTelemetryTracingAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.tracing.BraveAutoConfiguration"
         })
 @ConditionalOnClass(DurableTaskEngine.class)
 @ConditionalOnBean({ClusterDatabase.class, ClusterHeartbeat.class, DatabaseClock.class})
