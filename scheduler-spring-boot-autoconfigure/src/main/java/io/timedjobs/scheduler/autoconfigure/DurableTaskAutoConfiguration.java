@@ -40,6 +40,11 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>Payloads other than Strings go through the application's JSON mapper: Jackson 3's {@code
  * JsonMapper} when Jackson 3 is present (Spring Boot 4), else Jackson 2's {@code ObjectMapper}.
+ *
+ * <p>It runs after Boot's observation and tracing auto-configurations, and takes the {@code
+ * ObservationRegistry} when the engine is built rather than asking for it in a condition: an
+ * auto-configuration sorted before Boot's would otherwise find no registry and make no
+ * observation, silently.
  */
 @AutoConfiguration(
         after = ClusterAutoConfiguration.class,
@@ -49,10 +54,18 @@ import tools.jackson.databind.json.JsonMapper;
             "org.springframework.boot.jackson2.autoconfigure.Jackson2AutoConfiguration",
             "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
             "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
+            "org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration",
+            "org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration",
+            "org.springframework.boot.micrometer.tracing.brave.autoconfigure.BraveAutoConfiguration",
             // Spring Boot 3.5
             "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
             "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
-            "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration"
+            "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.tracing.MicrometerTracingAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.tracing.OpenTelemetryTracingAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.tracing.BraveAutoConfiguration"
         })
 @ConditionalOnClass(DurableTaskEngine.class)
 @ConditionalOnBean({ClusterDatabase.class, ClusterHeartbeat.class, DatabaseClock.class})
@@ -150,6 +163,10 @@ public class DurableTaskAutoConfiguration {
     /**
      * Each durable scheduling call and execution inside an Observation, when Micrometer's observation
      * API is in use; with a tracer, the run's span continues the trace of the scheduling call.
+     *
+     * <p>The application's registry is looked up when the engine asks for these observers, once
+     * every bean is defined, whichever auto-configuration defines it; with none, both observe
+     * nothing ({@link ObservationRegistry#NOOP}).
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "io.micrometer.observation.ObservationRegistry")
@@ -157,16 +174,14 @@ public class DurableTaskAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        @ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
-        DurableExecutionObserver durableTaskObserver(ObservationRegistry registry) {
-            return new ObservedDurableExecution(registry);
+        DurableExecutionObserver durableTaskObserver(ObjectProvider<ObservationRegistry> registry) {
+            return new ObservedDurableExecution(registry.getIfAvailable(() -> ObservationRegistry.NOOP));
         }
 
         @Bean
         @ConditionalOnMissingBean
-        @ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
-        DurableScheduleObserver durableTaskScheduleObserver(ObservationRegistry registry) {
-            return new ObservedDurableSchedule(registry);
+        DurableScheduleObserver durableTaskScheduleObserver(ObjectProvider<ObservationRegistry> registry) {
+            return new ObservedDurableSchedule(registry.getIfAvailable(() -> ObservationRegistry.NOOP));
         }
     }
 

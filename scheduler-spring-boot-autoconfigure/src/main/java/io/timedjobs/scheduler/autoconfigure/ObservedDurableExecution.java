@@ -21,6 +21,9 @@ import org.jspecify.annotations.Nullable;
  * late it runs; each attempt is a sibling under the same parent. A recurring task continues the
  * trace only at its first fire (the column is cleared after it), so later fires start traces of
  * their own instead of growing one without end.
+ *
+ * <p>With no handler registered (no tracer, no metrics) the registry is a no-op and the execution
+ * runs as it is.
  */
 final class ObservedDurableExecution implements DurableExecutionObserver {
 
@@ -43,6 +46,10 @@ final class ObservedDurableExecution implements DurableExecutionObserver {
 
     @Override
     public void observe(DurableTask<?> task, @Nullable String traceParent, Execution execution) throws Exception {
+        if (registry.isNoop()) {
+            execution.run();
+            return;
+        }
         Observation observation = traceParent == null
                 ? Observation.createNotStarted(NAME, registry)
                 : Observation.createNotStarted(NAME, () -> scheduledUnder(traceParent), registry);

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -36,7 +37,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * With a real tracer (OpenTelemetry's SDK through Micrometer Tracing, W3C propagation), a durable
  * task's run joins the trace of the request that scheduled it, as a child of the scheduling span;
- * without handlers on the registry, nothing is stored.
+ * without handlers on the registry, nothing is stored. The registry here is built by hand, as an
+ * application without Boot's observation auto-configuration builds it; {@link
+ * BootObservabilityTest} has the same under Boot's own wiring.
  */
 class DurableTraceTest {
 
@@ -155,6 +158,44 @@ class DurableTraceTest {
                             .queryForList("SELECT trace_parent FROM timed_jobs_tasks", String.class))
                     .containsExactly((String) null);
         });
+    }
+
+    /** A registry from an auto-configuration that Boot sorts after the durable one. */
+    @AutoConfiguration(after = DurableTaskAutoConfiguration.class)
+    static class LateRegistryAutoConfiguration {
+        final List<String> observed = new CopyOnWriteArrayList<>();
+
+        @Bean
+        ObservationRegistry observationRegistry() {
+            ObservationRegistry registry = ObservationRegistry.create();
+            registry.observationConfig().observationHandler(new ObservationHandler<Observation.Context>() {
+                @Override
+                public void onStop(Observation.Context context) {
+                    observed.add(context.getName());
+                }
+
+                @Override
+                public boolean supportsContext(Observation.Context context) {
+                    return true;
+                }
+            });
+            return registry;
+        }
+    }
+
+    /** The registry is taken when the engine is built, whichever auto-configuration defines it, however sorted. */
+    @Test
+    void shouldObserveThroughARegistryDefinedAfterTheDurableAutoConfiguration() {
+        runner.withConfiguration(AutoConfigurations.of(LateRegistryAutoConfiguration.class))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    context.getBean(DurableTasks.class).schedule("mails", "welcome", Duration.ofMillis(100), "hi");
+
+                    List<String> observed = context.getBean(LateRegistryAutoConfiguration.class).observed;
+                    assertThat(observed).contains(ObservedDurableSchedule.NAME);
+                    await().atMost(Duration.ofSeconds(10))
+                            .until(() -> observed.contains(ObservedDurableExecution.NAME));
+                });
     }
 
     private static SpanData span(InMemorySpanExporter spans, String name) {
