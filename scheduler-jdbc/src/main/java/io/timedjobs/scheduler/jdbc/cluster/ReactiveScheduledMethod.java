@@ -53,6 +53,15 @@ record ReactiveScheduledMethod(
         if (!inner.getClass().getName().equals(SUBSCRIBING_RUNNABLE)) {
             return null;
         }
+        return read(inner);
+    }
+
+    /**
+     * Reads the method, bean and publisher from Spring's runnable of a reactive method.
+     *
+     * @throws IllegalStateException if its fields are not those of the Spring versions this code knows
+     */
+    static ReactiveScheduledMethod read(Runnable inner) {
         Object publisher = read(inner, "publisher");
         Supplier<?> registry = supplier(inner, "observationRegistrySupplier");
         Supplier<?> context = supplier(inner, "contextSupplier");
