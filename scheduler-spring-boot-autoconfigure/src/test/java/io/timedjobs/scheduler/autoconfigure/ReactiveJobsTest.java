@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
 import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
 import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import io.timedjobs.scheduler.jdbc.history.RunRecord;
+import io.timedjobs.scheduler.spring.JobSnapshot;
+import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
+import io.timedjobs.scheduler.spring.TrackedJob;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.time.Duration;
@@ -160,6 +164,24 @@ class ReactiveJobsTest {
         }
     }
 
+    /** Reactive jobs are named by bean and method, clustered or not, in the scheduler's listing. */
+    @Test
+    void shouldNameReactiveJobsByBeanAndMethod() {
+        ConfigurableApplicationContext application = start("reactive-names");
+        applications.add(application);
+        List<JobSnapshot> jobs = application.getBean(LeaderFollowerTaskScheduler.class).getJobRegistry().jobs().stream()
+                .map(TrackedJob::snapshot)
+                .toList();
+        assertThat(jobs)
+                .filteredOn(JobSnapshot::sharedByInstances)
+                .extracting(JobSnapshot::name)
+                .containsExactlyInAnyOrder("jobs.delayed", "jobs.rate", "jobs.cron", "jobs.failing");
+        assertThat(jobs)
+                .filteredOn(job -> !job.sharedByInstances())
+                .extracting(JobSnapshot::name)
+                .containsExactly("jobs.everywhere");
+    }
+
     private static List<Run> runs(String job) {
         return RUNS.stream()
                 .filter(run -> run.job().equals(job))
@@ -221,6 +243,12 @@ class ReactiveJobsTest {
         @Scheduled(cron = "* * * * * *")
         Mono<Void> cron() {
             return timed("cron", LENGTH, false);
+        }
+
+        @Scheduled(fixedRate = 1000)
+        @RunOnEveryInstance
+        Mono<Void> everywhere() {
+            return Mono.empty();
         }
 
         @Scheduled(fixedRate = 700)

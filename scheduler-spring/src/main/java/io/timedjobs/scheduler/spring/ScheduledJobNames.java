@@ -77,8 +77,8 @@ public final class ScheduledJobNames {
 
     /**
      * Returns the {@code @Scheduled} method runnable inside, or null if there is none (a reactive
-     * {@code @Scheduled} method is scheduled as another runnable, which {@code scheduler-jdbc}
-     * reads; see {@link #withoutOutcomeTracking}).
+     * {@code @Scheduled} method is scheduled as another runnable, which {@link
+     * ReactiveScheduledMethod} reads).
      */
     public static @Nullable ScheduledMethodRunnable unwrap(Runnable runnable) {
         return withoutOutcomeTracking(runnable) instanceof ScheduledMethodRunnable scheduled ? scheduled : null;

@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
+import io.timedjobs.scheduler.spring.ReactiveScheduledMethod;
 import io.timedjobs.scheduler.spring.ScheduledJobNames;
 import java.lang.reflect.Method;
 import java.util.IdentityHashMap;

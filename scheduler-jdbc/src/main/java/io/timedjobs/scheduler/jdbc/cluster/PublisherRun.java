@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.timedjobs.scheduler.spring.ReactiveScheduledMethod;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Instant;
 import java.util.Objects;

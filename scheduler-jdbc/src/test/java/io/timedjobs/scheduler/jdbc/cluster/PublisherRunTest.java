@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.observation.ObservationRegistry;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.spring.ReactiveScheduledMethod;
 import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -108,16 +109,5 @@ class PublisherRunTest {
                 .isTrue();
         runner.join(TestDelays.LONG.toMillis());
         assertThat(thrown.get()).isInstanceOf(CancellationException.class);
-    }
-
-    /** Spring's runnable of a reactive method in a shape this code does not know is refused, saying why. */
-    @Test
-    void shouldRefuseARunnableOfAnotherShape() {
-        Runnable changed = () -> {};
-        assertThatThrownBy(() -> ReactiveScheduledMethod.read(changed))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("once per fire across instances")
-                .hasMessageContaining("Spring Framework")
-                .hasMessageContaining("no field 'publisher'");
     }
 }

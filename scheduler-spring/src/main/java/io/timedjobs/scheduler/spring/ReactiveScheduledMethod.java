@@ -1,6 +1,5 @@
-package io.timedjobs.scheduler.jdbc.cluster;
+package io.timedjobs.scheduler.spring;
 
-import io.timedjobs.scheduler.spring.ScheduledJobNames;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -21,7 +20,8 @@ import org.springframework.util.ReflectionUtils;
  * the last a supplier of the observation context that holds the bean and the method (the same in
  * Spring 6.2 and 7.0). A runnable of that class whose fields are not as expected is refused with
  * an {@link IllegalStateException} naming the Spring version, so that start-up fails rather than
- * run the job on every instance.
+ * run the job on every instance. The {@link JobRegistry} names reactive jobs from it, and the
+ * clustered jobs of {@code scheduler-jdbc} subscribe to its publisher.
  *
  * @param target the bean whose method it is
  * @param method the {@code @Scheduled} method
@@ -30,7 +30,7 @@ import org.springframework.util.ReflectionUtils;
  *     observation
  * @param observationContext supplies the context of that observation
  */
-record ReactiveScheduledMethod(
+public record ReactiveScheduledMethod(
         Object target,
         Method method,
         Object publisher,
@@ -38,7 +38,7 @@ record ReactiveScheduledMethod(
         Supplier<?> observationContext) {
 
     /** The class of the runnable Spring schedules for a reactive {@code @Scheduled} method. */
-    static final String SUBSCRIBING_RUNNABLE =
+    public static final String SUBSCRIBING_RUNNABLE =
             "org.springframework.scheduling.annotation.ScheduledAnnotationReactiveSupport$SubscribingRunnable";
 
     /**
@@ -48,7 +48,7 @@ record ReactiveScheduledMethod(
      * @throws IllegalStateException if it is, but its fields are not those of the Spring versions
      *     this code knows
      */
-    static @Nullable ReactiveScheduledMethod of(Runnable runnable) {
+    public static @Nullable ReactiveScheduledMethod of(Runnable runnable) {
         Runnable inner = ScheduledJobNames.withoutOutcomeTracking(runnable);
         if (!inner.getClass().getName().equals(SUBSCRIBING_RUNNABLE)) {
             return null;
