@@ -113,7 +113,8 @@ public record ReactiveScheduledMethod(
         return new IllegalStateException("Cannot run the reactive @Scheduled method " + runnable
                 + " once per fire across instances: Spring Framework "
                 + org.springframework.core.SpringVersion.getVersion() + " schedules it as a " + SUBSCRIBING_RUNNABLE
-                + " unlike the versions this release of Timed Jobs knows (6.2, 7.0): " + what
+                + " unlike the versions this release of Timed Jobs knows (6.2, 7.0), or, in a native image, without"
+                + " the reflection metadata to read it: " + what
                 + ". Use a release of Timed Jobs made for this Spring version, or, to run the method on every"
                 + " instance, give it a scheduler of its own (@Scheduled(scheduler = ...))");
     }
