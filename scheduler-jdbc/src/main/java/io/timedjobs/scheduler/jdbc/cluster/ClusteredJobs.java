@@ -307,8 +307,10 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
      * <p>A reactive job ({@code Mono}, {@code Flux}, Kotlin {@code suspend}) is subscribed to on the
      * thread that runs the fire, which waits for the publisher's end: this method answers there
      * while the subscription is made (a {@code Mono.defer} or {@code Mono.fromCallable} before any
-     * change of thread, a {@code suspend} function until it first suspends), not on the threads its
-     * operators move to. There, read {@link #FIRE_CONTEXT_KEY} from the Reactor {@code Context}.
+     * change of thread, a {@code suspend} function until it first suspends). On the threads its
+     * operators move to, it answers only under Reactor's automatic context propagation (see {@link
+     * ClusteredRunAccessor}); there, {@link #FIRE_CONTEXT_KEY} in the Reactor {@code Context} always
+     * holds the fire.
      */
     public static @Nullable Instant currentFire() {
         return CurrentClusteredRun.fire();

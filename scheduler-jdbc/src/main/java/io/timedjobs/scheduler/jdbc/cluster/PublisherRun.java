@@ -4,7 +4,6 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.timedjobs.scheduler.spring.ReactiveScheduledMethod;
 import java.lang.reflect.UndeclaredThrowableException;
-import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
@@ -37,7 +36,8 @@ import org.springframework.util.ClassUtils;
  * does before its first change of thread, and a Kotlin {@code suspend} function until its first
  * suspension); with Reactor present, the subscription's Reactor {@code Context} holds the fire and
  * the job under {@link ClusteredJobs#FIRE_CONTEXT_KEY} and {@link ClusteredJobs#JOB_CONTEXT_KEY}
- * for every operator, on any thread. Spring's {@code tasks.scheduled.execution} observation is
+ * for every operator, on any thread, and the run itself under {@link ClusteredRunAccessor#KEY}, so
+ * that with Reactor's automatic context propagation {@code currentFire()} answers on every thread. Spring's {@code tasks.scheduled.execution} observation is
  * made as Spring makes it, and stopped on the thread that ran the fire.
  */
 final class PublisherRun implements SchedulingAwareRunnable {
@@ -165,14 +165,15 @@ final class PublisherRun implements SchedulingAwareRunnable {
         private static final String OBSERVATION_KEY = "micrometer.observation";
 
         static void subscribe(Publisher<?> publisher, Subscriber<Object> subscriber, Observation observation) {
-            Instant fire = CurrentClusteredRun.fire();
-            String job = CurrentClusteredRun.job();
+            CurrentClusteredRun.Run run = CurrentClusteredRun.current();
             reactor.core.publisher.Flux.from(publisher)
                     .contextWrite(context -> {
                         reactor.util.context.Context written = context.put(OBSERVATION_KEY, observation);
-                        if (fire != null && job != null) {
-                            written = written.put(ClusteredJobs.FIRE_CONTEXT_KEY, fire)
-                                    .put(ClusteredJobs.JOB_CONTEXT_KEY, job);
+                        if (run != null) {
+                            // the key is a constant: no class of context propagation is loaded here
+                            written = written.put(ClusteredJobs.FIRE_CONTEXT_KEY, run.fire())
+                                    .put(ClusteredJobs.JOB_CONTEXT_KEY, run.job())
+                                    .put(ClusteredRunAccessor.KEY, run);
                         }
                         return written;
                     })

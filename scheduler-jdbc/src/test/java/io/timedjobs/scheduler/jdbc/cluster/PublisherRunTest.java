@@ -10,6 +10,7 @@ import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
@@ -18,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Publisher;
 import org.springframework.scheduling.support.ScheduledTaskObservationContext;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -109,5 +111,35 @@ class PublisherRunTest {
                 .isTrue();
         runner.join(TestDelays.LONG.toMillis());
         assertThat(thrown.get()).isInstanceOf(CancellationException.class);
+    }
+
+    /**
+     * With Reactor's automatic context propagation on, {@code currentFire()} answers on the threads
+     * the publisher's operators move to; without it, only the Reactor Context carries the fire there.
+     */
+    @Test
+    void shouldRestoreTheCurrentFireOnOperatorThreadsUnderAutomaticPropagation() throws Exception {
+        Instant fire = Instant.parse("2026-01-01T00:05:00Z");
+        AtomicReference<Instant> seen = new AtomicReference<>();
+        AtomicReference<String> thread = new AtomicReference<>();
+        PublisherRun run = run(Mono.delay(Duration.ofMillis(10)).doOnNext(tick -> {
+            thread.set(Thread.currentThread().getName());
+            seen.set(ClusteredJobs.currentFire());
+        }));
+        CurrentClusteredRun.run("jobs.refresh", fire, false, run);
+        assertThat(thread.get()).isNotEqualTo(Thread.currentThread().getName());
+        assertThat(seen.get()).as("without automatic propagation").isNull();
+
+        Hooks.enableAutomaticContextPropagation();
+        try {
+            CurrentClusteredRun.run("jobs.refresh", fire, false, run);
+        } finally {
+            Hooks.disableAutomaticContextPropagation();
+        }
+        assertThat(thread.get()).isNotEqualTo(Thread.currentThread().getName());
+        assertThat(seen.get()).as("with automatic propagation").isEqualTo(fire);
+        assertThat(ClusteredJobs.currentFire())
+                .as("nothing left on this thread")
+                .isNull();
     }
 }
