@@ -26,6 +26,7 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.scheduling.support.ScheduledTaskObservationContext;
+import reactor.core.publisher.Mono;
 
 /**
  * Spring's {@code tasks.scheduled.execution} observations of clustered runs carry the job's name
@@ -93,6 +94,17 @@ class ClusteredRunObservationTest {
         @Scheduled(fixedRate = 300)
         @RunOnEveryInstance
         void local() {}
+
+        final List<Instant> reactiveFires = new CopyOnWriteArrayList<>();
+
+        @Scheduled(fixedRate = 300)
+        @JobName("reactiveReport")
+        Mono<Void> reactiveReport() {
+            return Mono.defer(() -> {
+                Instant fire = ClusteredJobs.currentFire();
+                return Mono.delay(Duration.ofMillis(50)).then(Mono.fromRunnable(() -> reactiveFires.add(fire)));
+            });
+        }
     }
 
     @Test
@@ -120,6 +132,32 @@ class ClusteredRunObservationTest {
                     .isNotEmpty()
                     .allSatisfy(observed -> assertThat(observed.getHighCardinalityKeyValue("job.fire"))
                             .isNull());
+        });
+    }
+
+    /**
+     * A reactive clustered run's observation carries its job and fire, and is stopped as complete
+     * once its publisher has ended.
+     */
+    @Test
+    void shouldTagReactiveRunsWithTheJobAndItsFire() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            App app = context.getBean(App.class);
+            Jobs jobs = context.getBean(Jobs.class);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() ->
+                            names(app).stream().filter("reactiveReport"::equals).count() >= 2);
+            List<Observation.Context> reactive = app.stopped.stream()
+                    .filter(observed -> "reactiveReport".equals(value(observed.getLowCardinalityKeyValue("job.name"))))
+                    .toList();
+            assertThat(reactive).allSatisfy(observed -> {
+                assertThat(((ScheduledTaskObservationContext) observed).isComplete())
+                        .isTrue();
+                // the publisher added its fire before it completed, and so before the stop
+                assertThat(jobs.reactiveFires.stream().map(Instant::toString))
+                        .contains(value(observed.getHighCardinalityKeyValue("job.fire")));
+            });
         });
     }
 

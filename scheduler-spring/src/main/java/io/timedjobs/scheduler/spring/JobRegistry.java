@@ -90,7 +90,7 @@ public final class JobRegistry {
                     clock.get());
         } else {
             ScheduledMethodRunnable method = ScheduledJobNames.unwrap(task);
-            String name = method == null ? null : methodName(method);
+            String name = method == null ? reactiveName(task) : methodName(method);
             job = new TrackedJob(
                     name == null ? task.toString() : name, schedule, false, name != null, task, clock.get());
         }
@@ -102,6 +102,24 @@ public final class JobRegistry {
             jobs.add(job);
         }
         return job;
+    }
+
+    /**
+     * Returns the name of a reactive {@code @Scheduled} method's job, or null for any other task
+     * (and for Spring's runnable of a shape this code cannot read: only its name is at stake here).
+     */
+    private @Nullable String reactiveName(Runnable task) {
+        ReactiveScheduledMethod reactive;
+        try {
+            reactive = ReactiveScheduledMethod.of(task);
+        } catch (IllegalStateException ex) {
+            return null;
+        }
+        if (reactive == null) {
+            return null;
+        }
+        String bean = beanNames.apply(reactive.target());
+        return bean == null ? null : names.register(bean, reactive.method());
     }
 
     private @Nullable String methodName(ScheduledMethodRunnable runnable) {

@@ -75,21 +75,32 @@ public final class ScheduledJobNames {
         return AnnotatedElementUtils.hasAnnotation(method, JobName.class);
     }
 
-    /** Returns the {@code @Scheduled} method runnable inside, or null if there is none. */
+    /**
+     * Returns the {@code @Scheduled} method runnable inside, or null if there is none (a reactive
+     * {@code @Scheduled} method is scheduled as another runnable, which {@link
+     * ReactiveScheduledMethod} reads).
+     */
     public static @Nullable ScheduledMethodRunnable unwrap(Runnable runnable) {
-        if (runnable instanceof ScheduledMethodRunnable scheduled) {
-            return scheduled;
-        }
+        return withoutOutcomeTracking(runnable) instanceof ScheduledMethodRunnable scheduled ? scheduled : null;
+    }
+
+    /**
+     * Returns the runnable that Spring 6.2 and later wrapped to track its outcomes, or the runnable
+     * itself when it is no such wrapper.
+     */
+    public static Runnable withoutOutcomeTracking(Runnable runnable) {
         if (runnable instanceof SchedulingAwareRunnable
                 && runnable.getClass().getName().equals(OUTCOME_TRACKER)) {
             Field field = ReflectionUtils.findField(runnable.getClass(), "runnable", Runnable.class);
             if (field != null) {
                 ReflectionUtils.makeAccessible(field);
                 Object inner = ReflectionUtils.getField(field, runnable);
-                return inner instanceof ScheduledMethodRunnable scheduled ? scheduled : null;
+                if (inner instanceof Runnable wrapped) {
+                    return wrapped;
+                }
             }
         }
-        return null;
+        return runnable;
     }
 
     /**

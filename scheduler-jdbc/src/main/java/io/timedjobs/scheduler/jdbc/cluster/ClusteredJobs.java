@@ -289,9 +289,28 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
     }
 
     /**
+     * Key of the nominal fire (an {@link Instant}) in the Reactor {@code Context} of a reactive
+     * clustered run's subscription: what {@link #currentFire()} answers, for the operators of a
+     * {@code Mono} or {@code Flux} job on any thread ({@code Mono.deferContextual(context ->
+     * ...context.get(FIRE_CONTEXT_KEY)...)}).
+     */
+    public static final String FIRE_CONTEXT_KEY = "timed-jobs.clustered.fire";
+
+    /** Key of the job's name (a {@link String}) in the same Reactor {@code Context}; see {@link #FIRE_CONTEXT_KEY}. */
+    public static final String JOB_CONTEXT_KEY = "timed-jobs.clustered.job";
+
+    /**
      * Returns the nominal instant (on the database's clock) of the fire that the clustered job
      * running on the calling thread is running, or null outside a clustered run. The same on every
      * instance for the same fire: a key for logs or for idempotent effects.
+     *
+     * <p>A reactive job ({@code Mono}, {@code Flux}, Kotlin {@code suspend}) is subscribed to on the
+     * thread that runs the fire, which waits for the publisher's end: this method answers there
+     * while the subscription is made (a {@code Mono.defer} or {@code Mono.fromCallable} before any
+     * change of thread, a {@code suspend} function until it first suspends). On the threads its
+     * operators move to, it answers only under Reactor's automatic context propagation (see {@link
+     * ClusteredRunAccessor}); there, {@link #FIRE_CONTEXT_KEY} in the Reactor {@code Context} always
+     * holds the fire.
      */
     public static @Nullable Instant currentFire() {
         return CurrentClusteredRun.fire();

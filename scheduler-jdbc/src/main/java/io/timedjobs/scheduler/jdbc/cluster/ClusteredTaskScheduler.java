@@ -28,7 +28,8 @@ import org.springframework.util.StringUtils;
  * <p>Cron, fixed-rate and fixed-delay tasks of clustered jobs are replaced by a {@link
  * ClusteredJob}, scheduled on the delegate as a trigger task whose runs claim their fire first.
  * Everything else (one-shot tasks, custom triggers, local jobs, jobs of other schedulers) passes
- * through unchanged.
+ * through unchanged. A clustered job runs what its {@link JobCatalog.Job#run()} says: Spring's
+ * runnable, or for a reactive method one that holds the fire until its publisher terminates.
  */
 final class ClusteredTaskScheduler implements TaskScheduler {
 
@@ -85,7 +86,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
     public @Nullable ScheduledFuture<?> schedule(Runnable task, Trigger trigger) {
         JobCatalog.Job job = describe(task);
         if (job.clustered() && trigger instanceof CronTrigger cron) {
-            CronJob clustered = new CronJob(job.name(), task, context, cron.getExpression(), zoneOf(job, cron));
+            CronJob clustered = new CronJob(job.name(), job.run(), context, cron.getExpression(), zoneOf(job, cron));
             clustered.catchUp(catchUpOf(job));
             onClusteredJob.accept(clustered);
             return delegate.schedule(clustered, clustered);
@@ -102,7 +103,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
     public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Instant startTime, Duration period) {
         JobCatalog.Job job = describe(task);
         if (job.clustered()) {
-            return fixedRate(job, task, period, initialDelay(startTime));
+            return fixedRate(job, job.run(), period, initialDelay(startTime));
         }
         return delegate.scheduleAtFixedRate(task, startTime, period);
     }
@@ -111,7 +112,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
     public ScheduledFuture<?> scheduleAtFixedRate(Runnable task, Duration period) {
         JobCatalog.Job job = describe(task);
         if (job.clustered()) {
-            return fixedRate(job, task, period, Duration.ZERO);
+            return fixedRate(job, job.run(), period, Duration.ZERO);
         }
         return delegate.scheduleAtFixedRate(task, period);
     }
@@ -120,7 +121,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
     public ScheduledFuture<?> scheduleWithFixedDelay(Runnable task, Instant startTime, Duration delay) {
         JobCatalog.Job job = describe(task);
         if (job.clustered()) {
-            return fixedDelay(job, task, delay, initialDelay(startTime));
+            return fixedDelay(job, job.run(), delay, initialDelay(startTime));
         }
         return delegate.scheduleWithFixedDelay(task, startTime, delay);
     }
@@ -129,7 +130,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
     public ScheduledFuture<?> scheduleWithFixedDelay(Runnable task, Duration delay) {
         JobCatalog.Job job = describe(task);
         if (job.clustered()) {
-            return fixedDelay(job, task, delay, Duration.ZERO);
+            return fixedDelay(job, job.run(), delay, Duration.ZERO);
         }
         return delegate.scheduleWithFixedDelay(task, delay);
     }

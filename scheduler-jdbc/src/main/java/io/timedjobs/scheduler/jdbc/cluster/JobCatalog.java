@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
+import io.timedjobs.scheduler.spring.ReactiveScheduledMethod;
 import io.timedjobs.scheduler.spring.ScheduledJobNames;
 import java.lang.reflect.Method;
 import java.util.IdentityHashMap;
@@ -13,6 +14,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.SchedulingAwareRunnable;
 import org.springframework.scheduling.support.ScheduledMethodRunnable;
+import org.springframework.util.ClassUtils;
 
 /**
  * Thread-safe ({@link #describe} is synchronized: Spring registers tasks from the thread that
@@ -22,16 +24,34 @@ import org.springframework.scheduling.support.ScheduledMethodRunnable;
  * <p>A job's name is the bean name, a dot and the method name, plus {@code #0}, {@code #1}, ... in
  * order of registration when one method carries several {@code @Scheduled}: the same on every
  * instance running the same code, and the one the scheduler's job registry shows ({@link
- * ScheduledJobNames} names both).
+ * ScheduledJobNames} names both). A reactive {@code @Scheduled} method (a {@code Publisher} or a
+ * Kotlin {@code suspend} function, which Spring runs by subscribing) is a job like any other, named
+ * the same way; its clustered runs subscribe through a {@link PublisherRun}.
  */
 final class JobCatalog {
 
-    /** What the catalog decided for one scheduled runnable. */
+    /**
+     * What the catalog decided for one scheduled runnable.
+     *
+     * @param run what a clustered job runs at each fire it gets: the runnable itself, or for a
+     *     reactive method a {@link PublisherRun} that returns once its publisher has terminated
+     */
     public record Job(
             String name,
             boolean clustered,
             String reason,
-            @Nullable Method method) {}
+            @Nullable Method method,
+            Runnable run) {
+
+        Job(String name, boolean clustered, String reason, @Nullable Method method) {
+            this(name, clustered, reason, method, () -> {
+                throw new IllegalStateException("not a clustered job: " + name);
+            });
+        }
+    }
+
+    private static final boolean REACTIVE_STREAMS_PRESENT =
+            ClassUtils.isPresent("org.reactivestreams.Publisher", JobCatalog.class.getClassLoader());
 
     private final ConfigurableListableBeanFactory beanFactory;
     private final Set<String> localJobs;
@@ -59,12 +79,22 @@ final class JobCatalog {
     }
 
     private Job name(Runnable runnable, boolean onClusteredScheduler) {
+        Object target;
+        Method method;
+        Runnable run = runnable;
         ScheduledMethodRunnable scheduled = ScheduledJobNames.unwrap(runnable);
-        if (scheduled == null) {
-            return new Job(runnable.toString(), false, "not a @Scheduled method", null);
+        if (scheduled != null) {
+            target = scheduled.getTarget();
+            method = scheduled.getMethod();
+        } else {
+            ReactiveScheduledMethod reactive = reactive(runnable, onClusteredScheduler);
+            if (reactive == null) {
+                return new Job(runnable.toString(), false, "not a @Scheduled method", null);
+            }
+            target = reactive.target();
+            method = reactive.method();
+            run = new PublisherRun(reactive, qualifierOf(runnable).isEmpty() ? null : qualifierOf(runnable));
         }
-        Object target = scheduled.getTarget();
-        Method method = scheduled.getMethod();
         String beanName = ScheduledJobNames.singletonName(beanFactory, target);
         if (beanName == null) {
             return new Job(runnable.toString(), false, "not on a singleton bean", method);
@@ -82,7 +112,26 @@ final class JobCatalog {
         if (localJobs.contains(name) || localJobs.contains(base)) {
             return new Job(name, false, "timed-jobs.cluster.local-jobs", method);
         }
-        return new Job(name, true, "", method);
+        return new Job(name, true, "", method, run);
+    }
+
+    /**
+     * Returns the reactive method behind a runnable, or null if it is none. Spring's runnable of a
+     * reactive method that cannot be read fails start-up if it goes to a clustered scheduler (it
+     * would run on every instance); on another scheduler it is left alone.
+     */
+    private static @Nullable ReactiveScheduledMethod reactive(Runnable runnable, boolean onClusteredScheduler) {
+        if (!REACTIVE_STREAMS_PRESENT) {
+            return null;
+        }
+        try {
+            return ReactiveScheduledMethod.of(runnable);
+        } catch (IllegalStateException ex) {
+            if (onClusteredScheduler) {
+                throw ex;
+            }
+            return null;
+        }
     }
 
     /** Returns the qualifier of the scheduler a runnable asks for, or "" for the default one. */
