@@ -41,6 +41,9 @@ final class AppInstance implements AutoCloseable {
 
     private static final AtomicInteger COUNTER = new AtomicInteger();
 
+    /** The logs of this test JVM's instances: those of an earlier run are deleted first. */
+    private static final Path LOGS = freshLogDirectory();
+
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly)));
     }
@@ -76,7 +79,7 @@ final class AppInstance implements AutoCloseable {
         command.add(path);
         command.add(AcceptanceApplication.class.getName());
         command.addAll(args);
-        Path log = logDirectory().resolve(COUNTER.incrementAndGet() + "-" + name + ".log");
+        Path log = LOGS.resolve(COUNTER.incrementAndGet() + "-" + name + ".log");
         try {
             Process process = new ProcessBuilder(command)
                     .redirectErrorStream(true)
@@ -89,10 +92,16 @@ final class AppInstance implements AutoCloseable {
         }
     }
 
-    private static Path logDirectory() {
+    private static Path freshLogDirectory() {
         Path directory = Path.of(System.getProperty("acceptance.logs", "target/acceptance-logs"));
         try {
-            return Files.createDirectories(directory);
+            Files.createDirectories(directory);
+            try (var old = Files.newDirectoryStream(directory, "*.log")) {
+                for (Path file : old) {
+                    Files.delete(file);
+                }
+            }
+            return directory;
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }

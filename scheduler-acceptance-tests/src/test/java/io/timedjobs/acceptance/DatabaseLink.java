@@ -15,11 +15,21 @@ import java.util.concurrent.Executors;
 
 /**
  * Test code only; any thread. A loopback TCP forwarder between the applications and their database
- * that the test cuts as an outage cuts it: {@link #cut()} closes every connection through it and
- * stops listening (new connections are refused, as a stopped server's are); {@link #restore()}
- * listens again on the same port.
+ * that the test cuts as an outage cuts it, in one of two ways ({@link Outage}); {@link #restore()}
+ * ends either.
  */
 final class DatabaseLink implements AutoCloseable {
+
+    /** How the link fails. */
+    enum Outage {
+        /** The server is gone: every connection closed, new ones refused (nothing listens). */
+        REFUSED,
+        /**
+         * The network is gone: connections stay open and new ones are accepted, but no byte goes
+         * either way, so connecting and every statement hang until a timeout ends them.
+         */
+        SILENT
+    }
 
     private final int port;
     private final int targetPort;
@@ -33,6 +43,9 @@ final class DatabaseLink implements AutoCloseable {
     /** The listening socket while the link is up; null while cut. Guarded by this. */
     private ServerSocket server;
 
+    /** Whether no byte may pass. Guarded by this; pumps wait on this while it is set. */
+    private boolean silent;
+
     DatabaseLink(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.server = listen(0);
@@ -45,8 +58,12 @@ final class DatabaseLink implements AutoCloseable {
         return port;
     }
 
-    /** Closes every connection and refuses new ones until {@link #restore()}. */
-    synchronized void cut() throws IOException {
+    /** Cuts the link as {@code outage} says, until {@link #restore()}. */
+    synchronized void cut(Outage outage) throws IOException {
+        if (outage == Outage.SILENT) {
+            silent = true;
+            return;
+        }
         if (server != null) {
             server.close();
             server = null;
@@ -55,11 +72,19 @@ final class DatabaseLink implements AutoCloseable {
         sockets.clear();
     }
 
-    /** Listens again, on the same port. */
+    /** Lets bytes pass again, and listens again on the same port. */
     synchronized void restore() throws IOException {
+        silent = false;
+        notifyAll();
         if (server == null) {
             server = listen(port);
             accept(server);
+        }
+    }
+
+    private synchronized void awaitLink() throws InterruptedException {
+        while (silent) {
+            wait();
         }
     }
 
@@ -89,17 +114,18 @@ final class DatabaseLink implements AutoCloseable {
         });
     }
 
-    private static void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to) {
         byte[] buffer = new byte[16 * 1024];
         try (InputStream in = from.getInputStream();
                 OutputStream out = to.getOutputStream()) {
             int read;
             while ((read = in.read(buffer)) >= 0) {
+                awaitLink();
                 out.write(buffer, 0, read);
                 out.flush();
             }
-        } catch (IOException ex) {
-            // one side closed, or the link was cut: close both
+        } catch (IOException | InterruptedException ex) {
+            // one side closed, or the link was cut, or the link is closing: close both
         } finally {
             closeQuietly(from);
             closeQuietly(to);
@@ -116,7 +142,8 @@ final class DatabaseLink implements AutoCloseable {
 
     @Override
     public synchronized void close() throws IOException {
-        cut();
+        restore();
+        cut(Outage.REFUSED);
         threads.shutdownNow();
     }
 }

@@ -12,12 +12,12 @@ import java.util.regex.Pattern;
 
 /**
  * Test code only; thread-safe. Asks one application's health component, as a readiness probe does:
- * an HTTP GET with a 1 s timeout, every answer (or its absence) recorded with when it was asked
+ * an HTTP GET with a timeout (1 s for a readiness probe), every answer (or its absence) recorded with when it was asked
  * and how long it took.
  */
 final class HealthProbe {
 
-    /** The probe's timeout: an answer slower than this is none. */
+    /** A readiness probe's timeout: an answer slower than this is none. */
     static final Duration TIMEOUT = Duration.ofSeconds(1);
 
     private static final Pattern STATUS = Pattern.compile("\"status\"\\s*:\\s*\"([A-Z_]+)\"");
@@ -26,6 +26,7 @@ final class HealthProbe {
     record Answer(String instance, long askedAt, long millis, String status) {}
 
     private final String instance;
+    private final Duration timeout;
     private final HttpClient http;
     private final URI uri;
     /** Where the run's clock starts ({@link System#nanoTime()}); set once warmed up. */
@@ -33,8 +34,10 @@ final class HealthProbe {
 
     private final List<Answer> answers = new CopyOnWriteArrayList<>();
 
-    HealthProbe(String instance, int port, String path) {
+    /** A probe of {@code path} on {@code port} that waits at most {@code timeout} for each answer. */
+    HealthProbe(String instance, int port, String path, Duration timeout) {
         this.instance = instance;
+        this.timeout = timeout;
         this.http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
         this.uri = URI.create("http://127.0.0.1:" + port + path);
     }
@@ -58,10 +61,10 @@ final class HealthProbe {
         origin = originNanos;
     }
 
-    /** Asks once, without blocking; the answer is recorded when it comes, or as TIMEOUT after 1 s. */
+    /** Asks once, without blocking; the answer is recorded when it comes, or as TIMEOUT after the timeout. */
     void ask() {
         long asked = System.nanoTime();
-        http.sendAsync(HttpRequest.newBuilder(uri).timeout(TIMEOUT).build(), HttpResponse.BodyHandlers.ofString())
+        http.sendAsync(HttpRequest.newBuilder(uri).timeout(timeout).build(), HttpResponse.BodyHandlers.ofString())
                 .whenComplete((response, failure) -> {
                     long millis = (System.nanoTime() - asked) / 1_000_000;
                     String status;

@@ -67,9 +67,15 @@ record LogLine(String level, String text) {
         return colon < 0 ? first : first.substring(colon + 3);
     }
 
-    /** Returns {@code message} with hashes and numbers replaced, so that lines alike but for them compare equal. */
+    /**
+     * Returns {@code message} with instants, hashes, durations and counters replaced, so that lines
+     * alike but for them compare equal.
+     */
     static String shape(String message) {
-        return message.replaceAll("[0-9a-f]{16,}", "<hash>").replaceAll("\\d", "#");
+        return message.replaceAll("\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z?", "<instant>")
+                .replaceAll("[0-9a-f]{16,}", "<hash>")
+                .replaceAll("\\b\\d+ ?ms\\b", "<n> ms")
+                .replaceAll("_\\d+\\b", "_<n>");
     }
 
     boolean contains(String fragment) {
