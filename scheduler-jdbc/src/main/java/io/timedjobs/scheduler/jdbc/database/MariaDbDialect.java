@@ -316,6 +316,12 @@ final class MariaDbDialect extends JdbcDialect {
         });
     }
 
+    /** In the connection's database; names are compared as stored, as the server compares them. */
+    @Override
+    public String tableExists() {
+        return "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?";
+    }
+
     @Override
     public void runSchemaScript(Connection connection, SchemaScript script) throws SQLException {
         try (Statement statement = connection.createStatement();
