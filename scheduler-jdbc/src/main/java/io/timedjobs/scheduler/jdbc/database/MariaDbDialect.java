@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -43,8 +44,8 @@ import org.springframework.jdbc.core.RowMapperResultSetExtractor;
  *   <li>Insert-if-absent is an {@code INSERT IGNORE}: a key already taken is then a warning and 0
  *       rows, not an error, which the connector would log at WARN for every fire an instance loses.
  *       {@code IGNORE} also turns other errors into warnings on a row it writes all the same (a too
- *       long value cut, a null made a default): the warnings of a row written are read, and any but
- *       a duplicate key is thrown as the error it would have been (the row stays where no
+ *       long value cut, a null made a default): the warnings of a row written are read, and one that
+ *       says a value was changed is thrown as the error it would have been (the row stays where no
  *       transaction of the caller's rolls it back).
  *   <li>Neither database has {@code RETURNING} on {@code UPDATE}, nor a row limit in an {@code IN}
  *       subquery: a claim is a {@code SELECT ... FOR UPDATE SKIP LOCKED} of the ids, an {@code UPDATE}
@@ -62,8 +63,14 @@ import org.springframework.jdbc.core.RowMapperResultSetExtractor;
  */
 final class MariaDbDialect extends JdbcDialect {
 
-    /** Error code of a duplicate key on both servers. */
-    private static final int DUPLICATE_KEY = 1062;
+    /**
+     * Codes of the errors that {@code INSERT IGNORE} turns into warnings on a row it writes all the
+     * same, changed: a value cut or out of range (1264, 1265, 1406), a value of the wrong kind made
+     * another (1292, 1366, 1411), a null or a missing value made a default (1048, 1263, 1364). Other
+     * warnings (a duplicate key, a note that the statement is unsafe for statement-based
+     * replication) leave the row as asked.
+     */
+    private static final Set<Integer> CHANGED_VALUE = Set.of(1048, 1263, 1264, 1265, 1292, 1364, 1366, 1406, 1411);
 
     /** How long an instance waits for another's schema script, in seconds. */
     private static final int SCHEMA_LOCK_SECONDS = 300;
@@ -243,12 +250,12 @@ final class MariaDbDialect extends JdbcDialect {
     }
 
     /**
-     * Throws the first warning of an {@code INSERT IGNORE} that wrote its row other than a
-     * duplicate key: a value the plain insert would have refused, written changed.
+     * Throws the first warning of an {@code INSERT IGNORE} that says it wrote a value changed: one
+     * the plain insert would have refused.
      */
     private static void refuseChangedValues(String insert, @Nullable SQLWarning warnings) {
         for (SQLWarning warning = warnings; warning != null; warning = warning.getNextWarning()) {
-            if (warning.getErrorCode() != DUPLICATE_KEY) {
+            if (CHANGED_VALUE.contains(warning.getErrorCode())) {
                 throw new DataIntegrityViolationException(
                         "Timed Jobs could not write a value as given (error " + warning.getErrorCode() + ": "
                                 + warning.getMessage() + ") in: " + insert,

@@ -24,6 +24,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.PessimisticLockingFailureException;
@@ -119,11 +121,17 @@ class MariaDbDialectTest {
 
     /**
      * An insert-if-absent that finds its key taken returns 0 without an error from the server, so
-     * that the connector logs nothing: losing a fire is normal and silent.
+     * that the connector logs nothing: losing a fire is normal and silent, whether the connector
+     * reports rows found (its default) or rows changed ({@code useAffectedRows}).
      */
-    @Test
-    void shouldLoseAnInsertIfAbsentWithoutAnErrorFromTheServer() {
-        JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.newMariaDb());
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void shouldLoseAnInsertIfAbsentWithoutAnErrorFromTheServer(boolean useAffectedRows) {
+        TestDatabases.assumeMariaDb();
+        JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.pooled(
+                MariaDbServer.shared().newDatabaseUrl() + "?useAffectedRows=" + useAffectedRows,
+                MariaDbServer.USER,
+                1000));
         jdbc.execute("CREATE TABLE t_fires (k VARCHAR(10) PRIMARY KEY, n INT NOT NULL) ENGINE = InnoDB");
         String insert = "INSERT INTO t_fires (k, n) SELECT ?, ? WHERE 1 = 1";
         try (LoggedWarnings warnings = LoggedWarnings.capture()) {
