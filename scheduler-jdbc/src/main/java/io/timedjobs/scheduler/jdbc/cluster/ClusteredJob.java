@@ -382,7 +382,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         logger.warn("Run of clustered job " + name + " on " + context.store().instanceName()
                 + " ended after its run lease was taken over (a pause or an outage longer than the lease, or a run"
                 + " past " + context.maxRunTime() + "); another instance may have run the job meanwhile, and this"
-                + " late end was refused: it does not move the job's schedule");
+                + " late end was refused: it does not move the job's schedule. If its runs take that long, raise"
+                + " timed-jobs.cluster.max-run-time above them; if the instance was paused, see the warning of"
+                + " its silence");
     }
 
     /** Runs the task on this thread, with {@link ClusteredJobs#currentFire()} telling it which fire it runs. */
@@ -412,7 +414,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     protected final void leaseExpired() {
         context.stats().leaseExpired();
         logger.warn("Run lease of clustered job " + name + " expired (its holder died or ran past "
-                + context.maxRunTime() + "); taken over by " + context.store().instanceName());
+                + context.maxRunTime() + "); taken over by " + context.store().instanceName() + ". If its holder"
+                + " is alive, its run outlasted timed-jobs.cluster.max-run-time: raise it above the job's longest"
+                + " run, or the job may run twice at once");
     }
 
     /**

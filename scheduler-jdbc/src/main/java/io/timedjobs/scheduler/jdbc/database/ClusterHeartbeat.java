@@ -227,11 +227,15 @@ public final class ClusterHeartbeat implements SmartLifecycle {
         boolean clockDue =
                 !beaten || lastFailed || beatsSinceClock + 1 >= CLOCK_EVERY_BEATS || clock.lastMeasurement() == null;
         boolean measured = false;
+        long beatAt = sent;
         if (registered) {
             measured = instance.beatMeasuring(clock, beatRide.get());
         } else {
             instance.register();
             registered = true;
+            // The registration may have watched a row left under this name for a lease: this
+            // process's row dates from the end of that watch, and its silence counts from there.
+            beatAt = ticker.read();
         }
         if (measured) {
             beatsSinceClock = 0;
@@ -245,9 +249,9 @@ public final class ClusterHeartbeat implements SmartLifecycle {
                 || sent - lastPruneNanos
                         >= instance.lease().multipliedBy(PRUNE_EVERY_LEASES).toNanos()) {
             instance.pruneDead();
-            lastPruneNanos = sent;
+            lastPruneNanos = beatAt;
         }
-        lastBeatNanos = sent;
+        lastBeatNanos = beatAt;
         beaten = true;
         silenceReported = false;
         outages.succeeded();
@@ -274,11 +278,18 @@ public final class ClusterHeartbeat implements SmartLifecycle {
                 held.add("(unknown: " + ex + ")");
             }
         }
+        String why = lastFailed
+                ? "its database calls failed all along (an outage, logged at ERROR as it began)"
+                : "the process was paused (a long garbage collection, SIGSTOP, a frozen virtual machine or a"
+                        + " starved CPU: its heartbeat thread did not run)";
+        String what = lastFailed
+                ? "Nothing to do here once the database is back"
+                : "If this recurs, find what pauses the process (GC logs, the host's CPU and memory)";
         logger.warn("Instance " + instance.name() + " had no heartbeat through for " + silent.toMillis() + " ms,"
-                + " longer than its lease (" + instance.lease() + "): the process was paused or the database out"
-                + " of reach. Other instances may have taken over what it held: "
-                + (held.isEmpty() ? "nothing was held" : String.join("; ", held))
-                + ". Late completions of what was taken over are refused by the database and logged.");
+                + " longer than its lease (" + instance.lease() + "): " + why + ". Other instances may have taken"
+                + " over what it held: " + (held.isEmpty() ? "nothing was held" : String.join("; ", held))
+                + ". Late completions of what was taken over are refused by the database and logged. " + what
+                + "; to ride out silences this long, raise timed-jobs.cluster.lease above them.");
     }
 
     /** Stops polling and removes the instance's row (best effort: the database may be down). */

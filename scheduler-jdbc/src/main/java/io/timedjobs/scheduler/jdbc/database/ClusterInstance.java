@@ -166,7 +166,7 @@ public final class ClusterInstance {
      * <p>A row already under this name whose heartbeat is younger than the lease is watched for two
      * beat intervals: if its heartbeat moves, another live process has the name and this one refuses
      * to start; if not, the process that wrote it died (a restart after a crash, or a long pause) and
-     * its row is taken over, with a warning naming when it started. A row whose heartbeat is older
+     * its row is taken over, logged at INFO with the age of its last beat. A row whose heartbeat is older
      * than the lease is taken over at once.
      *
      * @throws DuplicateInstanceNameException when another live process uses this name
@@ -224,10 +224,13 @@ public final class ClusterInstance {
             insertAfterAll();
             return;
         }
-        logger.warn("Instance name '" + name + "' was left by a process started at " + seen.startedAt()
-                + " whose heartbeat stopped at " + seen.heartbeatAt()
-                + (alive ? " (watched for " + WATCHED_POLLS + " beat intervals)" : "")
-                + "; this process takes its row over and hands its claims back");
+        // A restart after a crash or a kill: expected, and nothing for an operator to do.
+        long silentMillis =
+                Duration.between(seen.heartbeatAt(), dialect.currentTime(jdbc)).toMillis();
+        logger.info("This process takes over the name '" + name + "' of an instance whose last beat was "
+                + silentMillis + " ms ago (started at " + seen.startedAt() + ", stopped without deregistering"
+                + (alive ? "; its row was watched for " + WATCHED_POLLS + " beat intervals" : "")
+                + "), and hands back the claims and run leases it left");
     }
 
     /** Inserts the row after the one seen went away; another process may have written it meanwhile. */

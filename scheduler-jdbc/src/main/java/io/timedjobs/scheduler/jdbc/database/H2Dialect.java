@@ -89,6 +89,13 @@ final class H2Dialect extends JdbcDialect {
         return jdbc.query(sql, ps -> bind(ps, values), rows);
     }
 
+    /** In the current schema; H2 stores unquoted names in capitals. */
+    @Override
+    public String tableExists() {
+        return "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = CURRENT_SCHEMA"
+                + " AND TABLE_NAME = UPPER(?)";
+    }
+
     @Override
     public void runSchemaScript(Connection connection, SchemaScript script) throws SQLException {
         synchronized (SCHEMA_LOCK) {

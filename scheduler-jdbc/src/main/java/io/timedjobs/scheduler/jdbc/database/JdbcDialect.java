@@ -47,7 +47,8 @@ import org.springframework.jdbc.core.RowMapper;
  *       database without arrays can write as one parameter per value;
  *   <li>a batched delete, oldest rows first ({@link #deleteFirst});
  *   <li>how schema scripts keep two instances from creating the tables at once ({@link
- *       #runSchemaScript}).
+ *       #runSchemaScript}), and how they learn whether a table exists without touching it ({@link
+ *       #tableExists()}).
  * </ul>
  *
  * <p>Instants are bound by {@link #bind(Instant)} and read by {@link #readInstant}: as {@link
@@ -390,6 +391,14 @@ public abstract class JdbcDialect {
      * the same name.
      */
     public abstract void runSchemaScript(Connection connection, SchemaScript script) throws SQLException;
+
+    /**
+     * Returns a query of one row and one column, the number of tables (0 or 1) that the unquoted
+     * name bound as its one parameter finds, read from the catalog: a missing table is found without
+     * an error, which a driver may log (MariaDB Connector/J logs every error the server sends at
+     * WARN), and without spoiling the transaction around it.
+     */
+    public abstract String tableExists();
 
     /** The schema script run by {@link #runSchemaScript}. */
     @FunctionalInterface

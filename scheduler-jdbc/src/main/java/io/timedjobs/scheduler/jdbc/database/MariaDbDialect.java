@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -14,14 +15,17 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataIntegrityViolationException;
-import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.core.ArgumentPreparedStatementSetter;
 import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.PreparedStatementCallback;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.RowMapperResultSetExtractor;
 
@@ -37,8 +41,12 @@ import org.springframework.jdbc.core.RowMapperResultSetExtractor;
  *       UTC_TIMESTAMP(6)}, which no session or server time zone moves either: read once per statement
  *       (like {@code NOW(6)}, unlike {@code SYSDATE(6)}), so that every row of a statement sees one
  *       time, and a new one in each statement of a transaction.
- *   <li>Insert-if-absent runs a plain insert and takes the duplicate-key error (1062) as "absent was
- *       false"; never {@code INSERT IGNORE}, which would also turn a too long value into a cut one.
+ *   <li>Insert-if-absent is an {@code INSERT IGNORE}: a key already taken is then a warning and 0
+ *       rows, not an error, which the connector would log at WARN for every fire an instance loses.
+ *       {@code IGNORE} also turns other errors into warnings on a row it writes all the same (a too
+ *       long value cut, a null made a default): the warnings of a row written are read, and one that
+ *       says a value was changed is thrown as the error it would have been (the row stays where no
+ *       transaction of the caller's rolls it back).
  *   <li>Neither database has {@code RETURNING} on {@code UPDATE}, nor a row limit in an {@code IN}
  *       subquery: a claim is a {@code SELECT ... FOR UPDATE SKIP LOCKED} of the ids, an {@code UPDATE}
  *       of those ids and a {@code SELECT} of them, in one transaction on one connection (the caller's,
@@ -55,8 +63,14 @@ import org.springframework.jdbc.core.RowMapperResultSetExtractor;
  */
 final class MariaDbDialect extends JdbcDialect {
 
-    /** Error code of a duplicate key on both servers. */
-    private static final int DUPLICATE_KEY = 1062;
+    /**
+     * Codes of the errors that {@code INSERT IGNORE} turns into warnings on a row it writes all the
+     * same, changed: a value cut or out of range (1264, 1265, 1406), a value of the wrong kind made
+     * another (1292, 1366, 1411), a null or a missing value made a default (1048, 1263, 1364). Other
+     * warnings (a duplicate key, a note that the statement is unsafe for statement-based
+     * replication) leave the row as asked.
+     */
+    private static final Set<Integer> CHANGED_VALUE = Set.of(1048, 1263, 1264, 1265, 1292, 1364, 1366, 1406, 1411);
 
     /** How long an instance waits for another's schema script, in seconds. */
     private static final int SCHEMA_LOCK_SECONDS = 300;
@@ -213,20 +227,39 @@ final class MariaDbDialect extends JdbcDialect {
 
     @Override
     public int insertIfAbsent(JdbcOperations jdbc, String insert, @Nullable Object... args) {
+        if (!insert.startsWith("INSERT INTO ")) {
+            throw new IllegalArgumentException("Not an INSERT INTO statement: " + insert);
+        }
+        String ignoring = "INSERT IGNORE INTO " + insert.substring("INSERT INTO ".length());
         for (int attempt = 1; ; attempt++) {
             try {
-                return jdbc.update(insert, args);
-            } catch (DuplicateKeyException duplicate) {
-                return 0;
-            } catch (DataIntegrityViolationException violation) {
-                if (DeadlockRetry.errorCode(violation) == DUPLICATE_KEY) {
-                    return 0;
-                }
-                throw violation;
+                return Objects.requireNonNull(jdbc.execute(ignoring, (PreparedStatementCallback<Integer>) statement -> {
+                    new ArgumentPreparedStatementSetter(args).setValues(statement);
+                    int inserted = statement.executeUpdate();
+                    if (inserted > 0) {
+                        refuseChangedValues(insert, statement.getWarnings());
+                    }
+                    return inserted;
+                }));
             } catch (PessimisticLockingFailureException lockFailure) {
                 if (!DeadlockRetry.retriable(lockFailure, attempt)) {
                     throw lockFailure;
                 }
+            }
+        }
+    }
+
+    /**
+     * Throws the first warning of an {@code INSERT IGNORE} that says it wrote a value changed: one
+     * the plain insert would have refused.
+     */
+    private static void refuseChangedValues(String insert, @Nullable SQLWarning warnings) {
+        for (SQLWarning warning = warnings; warning != null; warning = warning.getNextWarning()) {
+            if (CHANGED_VALUE.contains(warning.getErrorCode())) {
+                throw new DataIntegrityViolationException(
+                        "Timed Jobs could not write a value as given (error " + warning.getErrorCode() + ": "
+                                + warning.getMessage() + ") in: " + insert,
+                        warning);
             }
         }
     }
@@ -288,6 +321,12 @@ final class MariaDbDialect extends JdbcDialect {
                 }
             }
         });
+    }
+
+    /** In the connection's database; names are compared as stored, as the server compares them. */
+    @Override
+    public String tableExists() {
+        return "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?";
     }
 
     @Override

@@ -126,6 +126,12 @@ final class PostgresDialect extends JdbcDialect {
         return jdbc.query(sql, ps -> bind(ps, values), rows);
     }
 
+    /** Wherever the search path finds the name, as any unquoted name in a statement. */
+    @Override
+    public String tableExists() {
+        return "SELECT COUNT(*) FROM (SELECT to_regclass(CAST(? AS TEXT)) AS found) t WHERE found IS NOT NULL";
+    }
+
     @Override
     public void runSchemaScript(Connection connection, SchemaScript script) throws SQLException {
         try (Statement statement = connection.createStatement()) {

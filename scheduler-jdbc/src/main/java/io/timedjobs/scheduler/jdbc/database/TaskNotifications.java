@@ -200,7 +200,11 @@ public final class TaskNotifications {
                 }
                 if (!lostOnce || listening) {
                     logger.warn(
-                            "Instance " + name + " no longer hears of " + subject + " until it listens again: " + e,
+                            "Instance " + name + " no longer hears of " + subject + " until it listens again"
+                                    + " (it polls meanwhile, every poll interval): " + e + ". If this recurs while"
+                                    + " the database is up, something between this instance and PostgreSQL drops"
+                                    + " or refuses its listening connection (a proxy such as PgBouncer in"
+                                    + " transaction mode, or a firewall's idle timeout)",
                             logger.isDebugEnabled() ? e : null);
                 }
                 lostOnce = true;

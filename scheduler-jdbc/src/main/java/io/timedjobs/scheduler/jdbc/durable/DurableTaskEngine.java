@@ -178,7 +178,8 @@ public final class DurableTaskEngine {
     private void releaseLeftovers() {
         int released = store.releaseLeftovers(owner);
         if (released > 0) {
-            logger.warn("Handed back " + released + " durable task claims left under instance name " + owner
+            // A restart after a crash or a kill under the same name: recovery, nothing to act on.
+            logger.info("Handed back " + released + " durable task claims left under instance name " + owner
                     + " by a process that is gone; they run again at their due time");
         }
     }

@@ -185,7 +185,9 @@ final class DurableTaskPoll {
         for (String handler : store.foreignHandlersDue(handlerNames)) {
             if (warnedForeign.add(handler)) {
                 logger.warn("Durable tasks for handler '" + handler + "' are due, but no handler of that name is"
-                        + " registered on instance " + owner + "; they are left for an instance that has one");
+                        + " registered on instance " + owner + "; they are left for an instance that has one. If"
+                        + " none has (a handler renamed or removed), register a DurableTaskHandler bean named '"
+                        + handler + "', or cancel the tasks");
             }
         }
     }

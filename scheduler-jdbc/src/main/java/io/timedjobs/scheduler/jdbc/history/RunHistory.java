@@ -73,11 +73,21 @@ public final class RunHistory {
     /** Whether this instance wrote a record since its last pruning round began (or has a backlog). */
     private final AtomicBoolean written = new AtomicBoolean();
 
+    /**
+     * Whether the last record failed to be written: the first failure is warned of, the ones after
+     * it only logged at DEBUG until a record goes through again, so that one cause is one line.
+     */
+    private final AtomicBoolean recordsFailing = new AtomicBoolean();
+
+    /** The run history table's name, for messages. */
+    private final String table;
+
     /** The history of runs in the database's run history table. */
     public RunHistory(ClusterDatabase database, RunHistorySettings settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.dialect = database.dialect();
         this.sql = new RunHistorySql(database.dialect(), database.tables());
+        this.table = database.tables().runHistory();
         this.jdbc = database.jdbc();
         // the application's data source as is: joins a handler's completion transaction
         this.joined = new JdbcTemplate(database.dataSource());
@@ -109,6 +119,7 @@ public final class RunHistory {
             return completion.getAsBoolean();
         }
         boolean[] insertFailed = {false};
+        boolean[] inserted = {false};
         Boolean accepted;
         try {
             accepted = transaction.execute(status -> {
@@ -116,6 +127,7 @@ public final class RunHistory {
                 if (done || always) {
                     try {
                         insert(jdbc, run);
+                        inserted[0] = true;
                     } catch (RuntimeException ex) {
                         insertFailed[0] = true;
                         throw ex;
@@ -131,11 +143,22 @@ public final class RunHistory {
                 throw ex;
             }
             // The record failed and took the completion with it: the run's end matters more.
-            logger.warn(
-                    "Timed Jobs could not write the run history record of " + run.kind() + " " + run.name()
-                            + "; the run's end is written without it",
-                    ex);
+            String failed = "Timed Jobs could not write the run history record of " + run.kind() + " " + run.name()
+                    + "; the run's end is written without it";
+            if (recordsFailing.compareAndSet(false, true)) {
+                logger.warn(
+                        failed + ". Check that the table " + table + " is at schema version 5 and that the"
+                                + " database user may INSERT into it, or turn the history off"
+                                + " (timed-jobs.history.enabled=false); further failures are logged at DEBUG"
+                                + " until a record is written again",
+                        ex);
+            } else if (logger.isDebugEnabled()) {
+                logger.debug(failed, ex);
+            }
             return completion.getAsBoolean();
+        }
+        if (inserted[0] && recordsFailing.compareAndSet(true, false)) {
+            logger.info("Timed Jobs writes run history records to " + table + " again");
         }
         return Boolean.TRUE.equals(accepted);
     }

@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.List;
 import java.util.TreeSet;
@@ -175,16 +174,16 @@ final class SchemaMigration {
         }
     }
 
-    /** Whether a table exists, asked so that a missing one does not spoil the transaction. */
-    private static boolean exists(Connection connection, String table) throws SQLException {
-        Savepoint before = connection.setSavepoint();
-        try (Statement statement = connection.createStatement()) {
-            statement.executeQuery(SchemaSql.probe(table)).close();
-            connection.releaseSavepoint(before);
-            return true;
-        } catch (SQLException missing) {
-            connection.rollback(before);
-            return false;
+    /**
+     * Whether a table exists, read from the catalog: a probe of a missing table would fail, and the
+     * failure spoil the transaction and be logged by some drivers.
+     */
+    private boolean exists(Connection connection, String table) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(dialect.tableExists())) {
+            query.setString(1, table);
+            try (ResultSet found = query.executeQuery()) {
+                return found.next() && found.getInt(1) > 0;
+            }
         }
     }
 

@@ -2,8 +2,10 @@ package io.timedjobs.scheduler.jdbc.database;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.timedjobs.scheduler.jdbc.LoggedWarnings;
 import io.timedjobs.scheduler.testsupport.MariaDbServer;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;
@@ -22,7 +24,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -112,6 +117,47 @@ class MariaDbDialectTest {
         } finally {
             TimeZone.setDefault(jvmZone);
         }
+    }
+
+    /**
+     * An insert-if-absent that finds its key taken returns 0 without an error from the server, so
+     * that the connector logs nothing: losing a fire is normal and silent, whether the connector
+     * reports rows found (its default) or rows changed ({@code useAffectedRows}).
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void shouldLoseAnInsertIfAbsentWithoutAnErrorFromTheServer(boolean useAffectedRows) {
+        TestDatabases.assumeMariaDb();
+        JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.pooled(
+                MariaDbServer.shared().newDatabaseUrl() + "?useAffectedRows=" + useAffectedRows,
+                MariaDbServer.USER,
+                1000));
+        jdbc.execute("CREATE TABLE t_fires (k VARCHAR(10) PRIMARY KEY, n INT NOT NULL) ENGINE = InnoDB");
+        String insert = "INSERT INTO t_fires (k, n) SELECT ?, ? WHERE 1 = 1";
+        try (LoggedWarnings warnings = LoggedWarnings.capture()) {
+            assertThat(JdbcDialect.MARIADB.insertIfAbsent(jdbc, insert, "a", 1)).isEqualTo(1);
+            assertThat(JdbcDialect.MARIADB.insertIfAbsent(jdbc, insert, "a", 2)).isZero();
+            assertThat(JdbcDialect.MARIADB.insertIfAbsent(jdbc, "INSERT INTO t_fires (k, n) VALUES (?, ?)", "a", 3))
+                    .isZero();
+            assertThat(warnings.lines()).isEmpty();
+        }
+        assertThat(jdbc.queryForObject("SELECT n FROM t_fires WHERE k = 'a'", Integer.class))
+                .isEqualTo(1);
+    }
+
+    /**
+     * A value too long for its column is refused with an error that names it, as a plain insert
+     * would be, and not taken as written: cut to fit, it could record a fire under another job's name.
+     */
+    @Test
+    void shouldRefuseAValueTooLongForItsColumnInsteadOfCuttingIt() {
+        JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.newMariaDb());
+        jdbc.execute("CREATE TABLE t_fires (k VARCHAR(3) PRIMARY KEY) ENGINE = InnoDB");
+        String insert = "INSERT INTO t_fires (k) VALUES (?)";
+        assertThatThrownBy(() -> JdbcDialect.MARIADB.insertIfAbsent(jdbc, insert, "abcdef"))
+                .isInstanceOf(DataIntegrityViolationException.class)
+                .hasMessageContaining("column 'k'")
+                .hasMessageContaining("t_fires");
     }
 
     /**

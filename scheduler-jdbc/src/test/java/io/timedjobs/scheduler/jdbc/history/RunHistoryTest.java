@@ -3,6 +3,10 @@ package io.timedjobs.scheduler.jdbc.history;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.StatementLog;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
@@ -21,6 +25,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** The run history's table on each database: written, found by each filter, pruned, and free of extra commits. */
@@ -310,6 +315,45 @@ class RunHistoryTest {
         assertThat(jdbc.queryForObject(
                         "SELECT COUNT(*) FROM timed_jobs_instances WHERE instance_name = 'ended'", Integer.class))
                 .isEqualTo(1);
+    }
+
+    /**
+     * Records that keep failing (the table gone) are warned of once, saying what to do, not once per
+     * run; a record written again says so, and a later failure is a new warning.
+     */
+    @Test
+    void shouldWarnOncePerSpellOfFailedRecords() {
+        ClusterDatabase database = database(TestDatabases.newH2());
+        JdbcTemplate jdbc = new JdbcTemplate(database.dataSource());
+        String table = database.tables().runHistory();
+        RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
+        Logger logger = (Logger) LoggerFactory.getLogger(RunHistory.class);
+        ListAppender<ILoggingEvent> events = new ListAppender<>();
+        events.start();
+        logger.addAppender(events);
+        try {
+            jdbc.execute("ALTER TABLE " + table + " RENAME TO moved_away");
+            for (int run = 0; run < 3; run++) {
+                write(history, job("j", "a", RunOutcome.SUCCEEDED, 1));
+            }
+            jdbc.execute("ALTER TABLE moved_away RENAME TO " + table);
+            write(history, job("j", "a", RunOutcome.SUCCEEDED, 1));
+            jdbc.execute("ALTER TABLE " + table + " RENAME TO moved_away");
+            write(history, job("j", "a", RunOutcome.SUCCEEDED, 1));
+        } finally {
+            logger.detachAppender(events);
+        }
+
+        assertThat(events.list)
+                .filteredOn(event -> event.getLevel() == Level.WARN)
+                .hasSize(2)
+                .allSatisfy(event -> assertThat(event.getFormattedMessage())
+                        .contains(table)
+                        .contains("timed-jobs.history.enabled=false"));
+        assertThat(events.list)
+                .filteredOn(event -> event.getLevel() == Level.INFO)
+                .singleElement()
+                .satisfies(event -> assertThat(event.getFormattedMessage()).contains("again"));
     }
 
     private static long count(ClusterDatabase database) {

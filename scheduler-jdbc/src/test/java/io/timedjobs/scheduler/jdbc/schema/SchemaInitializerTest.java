@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.timedjobs.scheduler.jdbc.LoggedWarnings;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
@@ -110,6 +111,30 @@ class SchemaInitializerTest {
         for (String table : tables.all()) {
             assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + table, Integer.class))
                     .isZero();
+        }
+    }
+
+    /**
+     * Instances creating the tables together on an empty database, then starting again, make no
+     * call that fails: no driver logs a warning (MariaDB Connector/J logs every error the server
+     * sends at WARN).
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldLogNoWarningWhenInstancesCreateTheTablesTogether(TestDatabases.Kind kind) throws Exception {
+        DataSource dataSource = kind.newDatabase();
+        JdbcDialect dialect = JdbcDialect.detect(dataSource);
+        try (LoggedWarnings warnings = LoggedWarnings.capture()) {
+            List<CompletableFuture<Void>> starts = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                starts.add(CompletableFuture.runAsync(
+                        () -> new SchemaInitializer(dataSource, dialect, TableNames.defaults())
+                                .initialize(SchemaInitializer.Mode.ALWAYS)));
+            }
+            CompletableFuture.allOf(starts.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
+            new SchemaInitializer(dataSource, dialect, TableNames.defaults()).initialize(SchemaInitializer.Mode.ALWAYS);
+
+            assertThat(warnings.lines()).isEmpty();
         }
     }
 
