@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.CatchUp;
+import io.timedjobs.scheduler.spring.SchedulerSettings;
 import java.lang.reflect.Method;
 import java.time.Clock;
 import java.time.Duration;
@@ -66,6 +67,11 @@ final class ClusteredTaskScheduler implements TaskScheduler {
         this.onClusteredJob = Objects.requireNonNull(onClusteredJob, "onClusteredJob");
     }
 
+    /** Returns the delegate's threads, or 0 when it does not say: the room for database calls. */
+    private int workers() {
+        return delegate instanceof SchedulerSettings settings ? settings.getPoolSize() : 0;
+    }
+
     /** Sets the catch-up keys by job name; they win over {@code @CatchUp} part by part. */
     void setCatchUpSettings(Map<String, CatchUpPolicy.Settings> settings) {
         this.catchUpSettings = Map.copyOf(settings);
@@ -86,6 +92,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
         JobCatalog.Job job = describe(task);
         if (job.clustered() && trigger instanceof CronTrigger cron) {
             CronJob clustered = new CronJob(job.name(), task, context, cron.getExpression(), zoneOf(job, cron));
+            clustered.workers(workers());
             clustered.catchUp(catchUpOf(job));
             onClusteredJob.accept(clustered);
             return delegate.schedule(clustered, clustered);
@@ -136,6 +143,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
 
     private ScheduledFuture<?> fixedRate(JobCatalog.Job job, Runnable task, Duration period, Duration initialDelay) {
         FixedRateJob clustered = new FixedRateJob(job.name(), task, context, period, initialDelay);
+        clustered.workers(workers());
         clustered.catchUp(catchUpOf(job));
         onClusteredJob.accept(clustered);
         return Objects.requireNonNull(delegate.schedule(clustered, clustered), "future");
@@ -143,6 +151,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
 
     private ScheduledFuture<?> fixedDelay(JobCatalog.Job job, Runnable task, Duration delay, Duration initialDelay) {
         FixedDelayJob clustered = new FixedDelayJob(job.name(), task, context, delay, initialDelay);
+        clustered.workers(workers());
         clustered.catchUp(catchUpOf(job));
         onClusteredJob.accept(clustered);
         return Objects.requireNonNull(delegate.schedule(clustered, clustered), "future");
