@@ -97,7 +97,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     /** A fire that found no room for its database call (see {@link SlowCalls}), tried again shortly; or null. */
     private volatile @Nullable Instant retryFire;
 
-    /** Threads of the scheduler this job runs on, or 0 when unknown; see {@link SlowCalls#roomFor}. */
+    /** Threads of the scheduler this job runs on, or 0 when unknown; see {@link SlowCalls#beginIfRoom}. */
     private volatile int workers;
 
     /** Whether the pending fire is a missed one that the catch-up tries. */
@@ -239,10 +239,6 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             context.stats().skipped(name, SkipReason.DATABASE_DOWN);
             return;
         }
-        if (!context.calls().roomFor(workers)) {
-            retryFire = fire; // every worker but one waits on the database: try again in a moment
-            return;
-        }
         unlessLeaving(() -> runFire(fire));
     }
 
@@ -307,7 +303,10 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             stats.skipped(name, SkipReason.LOST); // heard recorded elsewhere: no statement to lose it
             return;
         }
-        Object call = context.calls().begin();
+        Object call = beginCall(fire);
+        if (call == null) {
+            return;
+        }
         try {
             liftFenceIfDue();
             // a job with a catch-up policy moves its watermark with the record; the others learn
@@ -360,17 +359,35 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             failure = ex;
             throw ex;
         } finally {
-            Object release = context.calls().begin();
-            try {
-                if (!store.releaseLease(name, fire, System.nanoTime() - began, failure)) {
-                    leaseLostDuringRun();
+            long tookNanos = System.nanoTime() - began;
+            @Nullable Throwable outcome = failure;
+            endOfRun(() -> {
+                try {
+                    if (!store.releaseLease(name, fire, tookNanos, outcome)) {
+                        leaseLostDuringRun();
+                    }
+                } catch (DataAccessException ex) {
+                    context.outages().failed("release of job " + name, ex);
                 }
-            } catch (DataAccessException ex) {
-                context.outages().failed("release of job " + name, ex);
-            } finally {
-                context.calls().end(release);
-            }
+            });
         }
+    }
+
+    /**
+     * Notes the fire's database call beginning, if there is room for it (see {@link
+     * SlowCalls#beginIfRoom}); else the fire is tried again in a moment and null returned.
+     */
+    protected final @Nullable Object beginCall(Instant fire) {
+        Object call = context.calls().beginIfRoom(workers);
+        if (call == null) {
+            retryFire = fire; // every worker but one waits on the database: try again in a moment
+        }
+        return call;
+    }
+
+    /** Writes the end of a run, off this worker if the others wait on the database: see {@link SlowCalls#endOfRun}. */
+    protected final void endOfRun(Runnable write) {
+        context.calls().endOfRun(workers, write);
     }
 
     /**

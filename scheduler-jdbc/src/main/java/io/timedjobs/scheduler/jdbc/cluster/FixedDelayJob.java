@@ -108,7 +108,10 @@ final class FixedDelayJob extends ClusteredJob {
         }
         JobStore store = context.store();
         long start = System.nanoTime();
-        Object call = context.calls().begin();
+        Object call = beginCall(fire);
+        if (call == null) {
+            return;
+        }
         try {
             liftFenceIfDue();
             boolean claimed = store.delayed()
@@ -142,17 +145,17 @@ final class FixedDelayJob extends ClusteredJob {
             failure = ex;
             throw ex;
         } finally {
-            Object completion = context.calls().begin();
-            try {
-                if (!store.delayed()
-                        .completeDelayedFire(name, key(), delay, fire, System.nanoTime() - began, failure)) {
-                    leaseLostDuringRun();
+            long tookNanos = System.nanoTime() - began;
+            @Nullable Throwable outcome = failure;
+            endOfRun(() -> {
+                try {
+                    if (!store.delayed().completeDelayedFire(name, key(), delay, fire, tookNanos, outcome)) {
+                        leaseLostDuringRun();
+                    }
+                } catch (DataAccessException ex) {
+                    context.outages().failed("completion of job " + name, ex);
                 }
-            } catch (DataAccessException ex) {
-                context.outages().failed("completion of job " + name, ex);
-            } finally {
-                context.calls().end(completion);
-            }
+            });
         }
     }
 

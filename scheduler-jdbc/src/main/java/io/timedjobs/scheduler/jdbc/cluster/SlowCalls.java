@@ -3,6 +3,12 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thread-safe: the database calls the clustered jobs of one instance have in flight on the
@@ -15,8 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * skipped on this instance only: an instance that still reaches the database records and runs it.
  *
  * <p>Fires due together would all begin their calls before any is suspect: so calls in flight are
- * also held below the scheduler's workers ({@link #roomFor}); a fire that finds no room tries again
- * {@link #RETRY_STEP} later (a healthy database has answered by then), so one worker always stays
+ * also held below the scheduler's workers ({@link #beginIfRoom}); a fire that finds no room tries again
+ * {@link #RETRY_STEP} later (a healthy database has answered by then), and the end of a run that
+ * finds no room writes itself on a helper thread ({@link #endOfRun}), so one worker always stays
  * free of the database.
  */
 final class SlowCalls {
@@ -27,11 +34,24 @@ final class SlowCalls {
     /** How long a fire that found no room for its call waits before it tries again. */
     static final Duration RETRY_STEP = Duration.ofMillis(10);
 
+    /** Ends of runs written off the workers at once; beyond them one is written on its worker. */
+    private static final int MAX_HELPERS = 16;
+
+    private static final AtomicInteger HELPERS = new AtomicInteger();
+
+    /** Threads for the ends of runs that find no room; daemon, and gone when idle. */
+    private final ThreadPoolExecutor helpers =
+            new ThreadPoolExecutor(0, MAX_HELPERS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), job -> {
+                Thread thread = new Thread(job, "timed-jobs-run-end-" + HELPERS.incrementAndGet());
+                thread.setDaemon(true);
+                return thread;
+            });
+
     /** Begin time (System.nanoTime()) of each call in flight, by its token. */
     private final Map<Object, Long> inFlight = new ConcurrentHashMap<>();
 
-    /** Notes a call beginning now; pass the token to {@link #end}. */
-    Object begin() {
+    /** Notes a call beginning now, room or not; pass the token to {@link #end}. */
+    synchronized Object begin() {
         Object token = new Object();
         inFlight.put(token, System.nanoTime());
         return token;
@@ -54,10 +74,40 @@ final class SlowCalls {
     }
 
     /**
-     * Returns whether a call may begin on a scheduler of {@code workers} threads (0 when unknown:
-     * no limit): fewer calls than its workers less one are in flight, so that one stays free.
+     * Notes a call beginning now if there is room for it on a scheduler of {@code workers} threads
+     * (0 when unknown: no limit): fewer calls than its workers less one are in flight, so that one
+     * stays free. Returns the token for {@link #end}, or null when there is no room.
      */
-    boolean roomFor(int workers) {
-        return workers <= 0 || inFlight.size() < Math.max(1, workers - 1);
+    synchronized @Nullable Object beginIfRoom(int workers) {
+        if (workers > 0 && inFlight.size() >= Math.max(1, workers - 1)) {
+            return null;
+        }
+        return begin();
+    }
+
+    /**
+     * Writes the end of a run (the release of its lease, its record): on this worker when there is
+     * room, else on a helper thread, so that a database gone silent does not take the last free
+     * worker. Either way the call counts as in flight until it ends.
+     */
+    void endOfRun(int workers, Runnable write) {
+        Object room = beginIfRoom(workers);
+        Object token = room != null ? room : begin();
+        Runnable tracked = () -> {
+            try {
+                write.run();
+            } finally {
+                end(token);
+            }
+        };
+        if (room != null) {
+            tracked.run();
+            return;
+        }
+        try {
+            helpers.execute(tracked);
+        } catch (RejectedExecutionException full) {
+            tracked.run();
+        }
     }
 }
