@@ -219,13 +219,20 @@ public class ClusterAutoConfiguration {
             ClusteredJobs jobs,
             ClusterHeartbeat heartbeat,
             ClusterDatabase database,
-            ObjectProvider<DurableTasks> durableTasks) {
+            ObjectProvider<DurableTasks> durableTasks,
+            SchedulerProperties properties) {
         DurableTaskStore tasks = new DurableTaskStore(database);
-        return new ClusterHealth(
+        ClusterProperties cluster = properties.getCluster();
+        ClusterHealth health = new ClusterHealth(
                 jobs::refusedJobs,
                 heartbeat.outages(),
+                heartbeat.reach(),
+                cluster.getPollInterval(),
+                cluster.getDatabaseTimeout(),
                 () -> durableTasks.getIfAvailable() == null ? null : tasks.countsByState(),
                 System::nanoTime);
+        heartbeat.addPollAction(health::refreshFailedTasks); // the count's statement never runs on a caller's thread
+        return health;
     }
 
     /**

@@ -46,7 +46,21 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             Duration pollInterval,
             Duration maxRunTime,
             Duration fireHorizon,
-            FireNotices notices) {
+            FireNotices notices,
+            SlowCalls calls) {
+
+        /** As below, with calls tracked for this context alone. */
+        public Context(
+                JobStore store,
+                DatabaseClock clock,
+                ClusterJobStats stats,
+                OutageLog outages,
+                Duration pollInterval,
+                Duration maxRunTime,
+                Duration fireHorizon,
+                FireNotices notices) {
+            this(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon, notices, new SlowCalls());
+        }
 
         /** As above, with no fire heard from other instances: each tries every fire at once. */
         public Context(
@@ -79,6 +93,12 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     /** The catch-up of missed fires, or null for none (the default: they are skipped). */
     private volatile @Nullable CatchUpRun catchUp;
+
+    /** A fire that found no room for its database call (see {@link SlowCalls}), tried again shortly; or null. */
+    private volatile @Nullable Instant retryFire;
+
+    /** Threads of the scheduler this job runs on, or 0 when unknown; see {@link SlowCalls#beginIfRoom}. */
+    private volatile int workers;
 
     /** Whether the pending fire is a missed one that the catch-up tries. */
     private volatile boolean pendingMissed;
@@ -162,6 +182,13 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
                 return wakeUp();
             }
         }
+        Instant retry = retryFire;
+        if (retry != null) {
+            retryFire = null;
+            pendingFire = retry;
+            pendingMissed = false;
+            return context.clock().localClock().instant().plus(SlowCalls.RETRY_STEP);
+        }
         Instant fire = nextFire();
         CatchUpRun catching = catchUp;
         Instant missed = fire == null || catching == null ? null : catching.nextMissed(fire);
@@ -207,8 +234,8 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             return;
         }
         lastFire = fire;
-        if (context.outages().inOutage()) {
-            // Known to be away: no worker waits on it, so local jobs keep their workers.
+        if (context.outages().inOutage() || context.calls().suspect()) {
+            // Known or suspected to be away: no more workers wait on it, so local jobs keep theirs.
             context.stats().skipped(name, SkipReason.DATABASE_DOWN);
             return;
         }
@@ -276,6 +303,10 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             stats.skipped(name, SkipReason.LOST); // heard recorded elsewhere: no statement to lose it
             return;
         }
+        Object call = beginCall(fire);
+        if (call == null) {
+            return;
+        }
         try {
             liftFenceIfDue();
             // a job with a catch-up policy moves its watermark with the record; the others learn
@@ -316,6 +347,8 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             context.outages().failed("claim of job " + name, ex);
             stats.skipped(name, SkipReason.DATABASE_DOWN);
             return;
+        } finally {
+            context.calls().end(call);
         }
         stats.won(name);
         long began = System.nanoTime();
@@ -326,14 +359,35 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             failure = ex;
             throw ex;
         } finally {
-            try {
-                if (!store.releaseLease(name, fire, System.nanoTime() - began, failure)) {
-                    leaseLostDuringRun();
+            long tookNanos = System.nanoTime() - began;
+            @Nullable Throwable outcome = failure;
+            endOfRun(() -> {
+                try {
+                    if (!store.releaseLease(name, fire, tookNanos, outcome)) {
+                        leaseLostDuringRun();
+                    }
+                } catch (DataAccessException ex) {
+                    context.outages().failed("release of job " + name, ex);
                 }
-            } catch (DataAccessException ex) {
-                context.outages().failed("release of job " + name, ex);
-            }
+            });
         }
+    }
+
+    /**
+     * Notes the fire's database call beginning, if there is room for it (see {@link
+     * SlowCalls#beginIfRoom}); else the fire is tried again in a moment and null returned.
+     */
+    protected final @Nullable Object beginCall(Instant fire) {
+        Object call = context.calls().beginIfRoom(workers);
+        if (call == null) {
+            retryFire = fire; // every worker but one waits on the database: try again in a moment
+        }
+        return call;
+    }
+
+    /** Writes the end of a run, off this worker if the others wait on the database: see {@link SlowCalls#endOfRun}. */
+    protected final void endOfRun(Runnable write) {
+        context.calls().endOfRun(workers, write);
     }
 
     /**
@@ -395,6 +449,11 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     /** As {@link #runTask(Instant)}, saying whether the fire is a missed one. */
     final void runTask(Instant fire, boolean missed) {
         CurrentClusteredRun.run(name, fire, missed, task);
+    }
+
+    /** Sets the threads of the scheduler this job runs on (0: unknown); before it is scheduled. */
+    final void workers(int threads) {
+        workers = threads;
     }
 
     /** Sets what the job does with missed fires (see {@link CatchUpRun#of}); once, before it is scheduled. */

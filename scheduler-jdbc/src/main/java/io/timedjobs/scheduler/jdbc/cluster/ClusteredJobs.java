@@ -54,6 +54,10 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
 
     private final ClusterJobStats stats = new ClusterJobStats();
     private final OutageLog outages = new OutageLog(ClusteredJobs.class, "clustered jobs");
+
+    /** The jobs' database calls in flight on the workers: see {@link SlowCalls}. */
+    private final SlowCalls calls = new SlowCalls();
+
     private final ClusterInstance instance;
     private final ClusteredJob.Context context;
     private final List<ClusteredJob> jobs = new CopyOnWriteArrayList<>();
@@ -106,8 +110,8 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         this.instance = heartbeat.instance();
         JobStore store = new JobStore(database, instance, history);
         this.notices = FireNotices.of(database, instance.name(), pollInterval);
-        this.context =
-                new ClusteredJob.Context(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon, notices);
+        this.context = new ClusteredJob.Context(
+                store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon, notices, calls);
         heartbeat.addStopAction(notices::stop);
         // A graceful stop keeps beating while the fires going on end (at most half the lease, so that
         // a run that hangs cannot keep the instance from stopping), and begins none: no other

@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.CatchUp;
+import io.timedjobs.scheduler.spring.SchedulerSettings;
 import java.lang.reflect.Method;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,11 +13,14 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.Trigger;
 import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.ScheduledAnnotationBeanPostProcessor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.scheduling.support.CronTrigger;
 import org.springframework.util.StringUtils;
 
@@ -67,6 +71,34 @@ final class ClusteredTaskScheduler implements TaskScheduler {
         this.onClusteredJob = Objects.requireNonNull(onClusteredJob, "onClusteredJob");
     }
 
+    /**
+     * Returns the threads of the scheduler a task runs on (Spring's router in front of it picks the
+     * bean its qualifier names, else the default one), or 0 when it cannot be told: the room for
+     * the jobs' database calls, see {@link SlowCalls}.
+     */
+    private int workers(Runnable task) {
+        int own = poolSizeOf(delegate);
+        if (own > 0) {
+            return own;
+        }
+        String qualifier = JobCatalog.qualifierOf(task);
+        String name =
+                qualifier.isEmpty() ? ScheduledAnnotationBeanPostProcessor.DEFAULT_TASK_SCHEDULER_BEAN_NAME : qualifier;
+        try {
+            return beanFactory.containsBean(name) ? poolSizeOf(beanFactory.getBean(name)) : 0;
+        } catch (BeansException notThere) {
+            return 0;
+        }
+    }
+
+    /** Returns the threads of a scheduler of ours or of Spring's pool, else 0. */
+    private static int poolSizeOf(Object scheduler) {
+        if (scheduler instanceof SchedulerSettings settings) {
+            return settings.getPoolSize();
+        }
+        return scheduler instanceof ThreadPoolTaskScheduler pool ? pool.getPoolSize() : 0;
+    }
+
     /** Sets the catch-up keys by job name; they win over {@code @CatchUp} part by part. */
     void setCatchUpSettings(Map<String, CatchUpPolicy.Settings> settings) {
         this.catchUpSettings = Map.copyOf(settings);
@@ -87,6 +119,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
         JobCatalog.Job job = describe(task);
         if (job.clustered() && trigger instanceof CronTrigger cron) {
             CronJob clustered = new CronJob(job.name(), job.run(), context, cron.getExpression(), zoneOf(job, cron));
+            clustered.workers(workers(task));
             clustered.catchUp(catchUpOf(job));
             onClusteredJob.accept(clustered);
             return delegate.schedule(clustered, clustered);
@@ -137,6 +170,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
 
     private ScheduledFuture<?> fixedRate(JobCatalog.Job job, Runnable task, Duration period, Duration initialDelay) {
         FixedRateJob clustered = new FixedRateJob(job.name(), task, context, period, initialDelay);
+        clustered.workers(workers(task));
         clustered.catchUp(catchUpOf(job));
         onClusteredJob.accept(clustered);
         return Objects.requireNonNull(delegate.schedule(clustered, clustered), "future");
@@ -144,6 +178,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
 
     private ScheduledFuture<?> fixedDelay(JobCatalog.Job job, Runnable task, Duration delay, Duration initialDelay) {
         FixedDelayJob clustered = new FixedDelayJob(job.name(), task, context, delay, initialDelay);
+        clustered.workers(workers(task));
         clustered.catchUp(catchUpOf(job));
         onClusteredJob.accept(clustered);
         return Objects.requireNonNull(delegate.schedule(clustered, clustered), "future");

@@ -60,10 +60,11 @@ final class FixedDelayJob extends ClusteredJob {
 
     @Override
     protected @Nullable Instant nextFire() {
-        if (context.outages().inOutage()) {
+        if (context.outages().inOutage() || context.calls().suspect()) {
             return null; // look again a poll later, once the heartbeat found the database back
         }
         JobStore store = context.store();
+        Object call = context.calls().begin();
         try {
             JobStore.JobRow row = store.read(name);
             context.outages().succeeded();
@@ -94,6 +95,8 @@ final class FixedDelayJob extends ClusteredJob {
         } catch (DataAccessException ex) {
             context.outages().failed("read of job " + name, ex);
             return null;
+        } finally {
+            context.calls().end(call);
         }
     }
 
@@ -105,6 +108,10 @@ final class FixedDelayJob extends ClusteredJob {
         }
         JobStore store = context.store();
         long start = System.nanoTime();
+        Object call = beginCall(fire);
+        if (call == null) {
+            return;
+        }
         try {
             liftFenceIfDue();
             boolean claimed = store.delayed()
@@ -126,6 +133,8 @@ final class FixedDelayJob extends ClusteredJob {
             context.outages().failed("claim of job " + name, ex);
             context.stats().skipped(name, SkipReason.DATABASE_DOWN);
             return;
+        } finally {
+            context.calls().end(call);
         }
         context.stats().won(name);
         long began = System.nanoTime();
@@ -136,14 +145,17 @@ final class FixedDelayJob extends ClusteredJob {
             failure = ex;
             throw ex;
         } finally {
-            try {
-                if (!store.delayed()
-                        .completeDelayedFire(name, key(), delay, fire, System.nanoTime() - began, failure)) {
-                    leaseLostDuringRun();
+            long tookNanos = System.nanoTime() - began;
+            @Nullable Throwable outcome = failure;
+            endOfRun(() -> {
+                try {
+                    if (!store.delayed().completeDelayedFire(name, key(), delay, fire, tookNanos, outcome)) {
+                        leaseLostDuringRun();
+                    }
+                } catch (DataAccessException ex) {
+                    context.outages().failed("completion of job " + name, ex);
                 }
-            } catch (DataAccessException ex) {
-                context.outages().failed("completion of job " + name, ex);
-            }
+            });
         }
     }
 

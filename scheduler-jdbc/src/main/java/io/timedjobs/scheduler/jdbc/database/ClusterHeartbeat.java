@@ -27,7 +27,9 @@ import org.springframework.context.SmartLifecycle;
  * #PRUNE_EVERY_LEASES} leases. So an instance with nothing else to do sends its database about 4.4
  * statements a minute at the default 30 s lease on PostgreSQL (6.4 elsewhere), whatever the poll
  * interval.
- * After a failed call it tries again at every poll, until one goes through.
+ * After a failed call it tries again at every poll, until one goes through. While its {@linkplain
+ * #reach() reach} is read (health), it checks the database between beats at every poll too (one
+ * {@code SELECT 1}), so that the reach's readers know it within a poll interval.
  *
  * <p>It notices when this instance fell silent for longer than its lease: the process was paused
  * (SIGSTOP, a long garbage collection, a frozen virtual machine) or its database calls failed that
@@ -72,6 +74,9 @@ public final class ClusterHeartbeat implements SmartLifecycle {
 
     private final Ticker ticker;
 
+    /** What this thread last learnt of the database, for readers that must not call it themselves. */
+    private final DatabaseReach reach;
+
     /** Ticker reading at which the last successful heartbeat was sent; poll thread only. */
     private long lastBeatNanos;
 
@@ -111,6 +116,7 @@ public final class ClusterHeartbeat implements SmartLifecycle {
         this.outages = Objects.requireNonNull(outages, "outages");
         this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
         this.ticker = Objects.requireNonNull(ticker, "ticker");
+        this.reach = new DatabaseReach(ticker);
     }
 
     /**
@@ -193,12 +199,23 @@ public final class ClusterHeartbeat implements SmartLifecycle {
                 || !beaten
                 || lastFailed
                 || sent - lastBeatNanos >= instance.beatInterval().toNanos();
+        // Between beats, a watched reach is checked at every poll: its readers then never see an
+        // answer older than a poll interval while the database is there.
+        boolean checkDue = !beatDue && reach.watched();
         try {
-            if (beatDue) {
-                beat(sent);
+            if (beatDue || checkDue) {
+                reach.calling();
+                if (beatDue) {
+                    beat(sent);
+                } else {
+                    instance.check();
+                    outages.succeeded();
+                }
+                reach.answered();
             }
             lastFailed = false;
         } catch (DuplicateInstanceNameException ex) {
+            reach.failed();
             lastFailed = true;
             if (startUp) {
                 throw ex;
@@ -206,8 +223,9 @@ public final class ClusterHeartbeat implements SmartLifecycle {
             outages.failed("registration of " + instance.name(), ex);
             return;
         } catch (RuntimeException ex) {
+            reach.failed();
             lastFailed = true;
-            outages.failed("heartbeat of " + instance.name(), ex);
+            outages.failed((beatDue ? "heartbeat of " : "check of the database by ") + instance.name(), ex);
             return;
         }
         for (Runnable action : pollActions) {
@@ -352,6 +370,14 @@ public final class ClusterHeartbeat implements SmartLifecycle {
     /** Returns the instance this heartbeat keeps alive. */
     public ClusterInstance instance() {
         return instance;
+    }
+
+    /**
+     * Returns what the heartbeat last learnt of the database: for readers that must never wait on
+     * it (health). Reading it makes the heartbeat check the database at every poll for a while.
+     */
+    public DatabaseReach reach() {
+        return reach;
     }
 
     /** Returns the outage log of the heartbeat: in an outage while the database cannot be reached. */

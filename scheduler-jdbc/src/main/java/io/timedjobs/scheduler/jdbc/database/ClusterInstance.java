@@ -290,6 +290,14 @@ public final class ClusterInstance {
     }
 
     /**
+     * Asks the database for nothing but an answer ({@code SELECT 1}, the same on every supported
+     * database): the heartbeat's check between beats while someone watches the database's reach.
+     */
+    public void check() {
+        jdbc.queryForObject("SELECT 1", Integer.class);
+    }
+
+    /**
      * {@link #beat()} with the database's time read back by the same statement as a measurement of
      * {@code clock}, where the dialect allows (PostgreSQL); returns whether it measured. Elsewhere
      * it only beats and returns false: the caller measures the clock on its own.

@@ -94,6 +94,10 @@ final class DurableOutcomes {
 
     /** Writes an outcome now, or keeps it for the next poll when the database cannot be reached. */
     void record(Outcome outcome) {
+        if (outages.inOutage()) {
+            deferred.add(outcome); // known away: the worker does not wait the database timeout for it
+            return;
+        }
         try {
             outcome.write();
         } catch (DataAccessException e) {

@@ -197,6 +197,7 @@ public final class DurableTaskEngineBuilder {
                 transaction,
                 leases,
                 outages,
+                databaseAway(outages, beat.outages()),
                 runs,
                 database.dialect().batchCountsRows(),
                 completionLinger);
@@ -216,5 +217,10 @@ public final class DurableTaskEngineBuilder {
                 timeSource,
                 outages,
                 scheduleObserver);
+    }
+
+    /** Whether the last call of the engine, or of the heartbeat, failed: read by each start. */
+    private static java.util.function.BooleanSupplier databaseAway(OutageLog engine, OutageLog heartbeat) {
+        return () -> engine.inOutage() || heartbeat.inOutage();
     }
 }

@@ -16,6 +16,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -31,7 +32,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>When the database cannot be reached at the start, the task runs all the same as long as this
  * instance's lease is still held (by the {@link LeaseDeadline} the poll keeps): nobody else can take
- * it over before the lease ends; its outcome then waits until the next poll writes it. Each of those
+ * it over before the lease ends; its outcome then waits until the next poll writes it. While the
+ * lease holds, a start is awaited no longer than its task's due instant (see {@link StartWait}), and
+ * not sent at all once the database is known to be away, so such a task starts on time. Each of those
  * calls waits on the database at most the database timeout (see {@code ClusterDatabase#jdbc()}), on
  * the engine's own workers, never on the workers of {@code @Scheduled} jobs.
  */
@@ -41,6 +44,12 @@ final class DurableTaskRunner {
 
     /** The longest a worker waits between a start written ahead and its task's due instant. */
     private static final Duration MAX_WAIT = Duration.ofMillis(50);
+
+    /** How long past its task's due instant a start's answer is awaited while the lease holds. */
+    static final Duration START_GRACE = Duration.ofMillis(50);
+
+    /** Fenced starts awaited no longer than their task's due instant while the lease holds. */
+    private final StartWait startWait = new StartWait();
 
     private final DurableTaskStore store;
     private final DurableTaskStore transactionalStore;
@@ -53,6 +62,9 @@ final class DurableTaskRunner {
     private final LeaseDeadline leases;
     private final OutageLog outages;
     private final RunHistory history;
+
+    /** Whether the database is known to be away (this engine's calls or the heartbeat's failed last). */
+    private final BooleanSupplier databaseAway;
 
     /** Tasks whose handler runs now, for the warning of a lapsed lease; see {@link #running()}. */
     private final Set<ClaimedTask> running = ConcurrentHashMap.newKeySet();
@@ -83,10 +95,12 @@ final class DurableTaskRunner {
             @Nullable TransactionTemplate completionTransaction,
             LeaseDeadline leases,
             OutageLog outages,
+            BooleanSupplier databaseAway,
             RunHistory history,
             boolean groupsCompletions,
             Duration completionLinger) {
         this.history = history;
+        this.databaseAway = databaseAway;
         this.store = store;
         this.transactionalStore = transactionalStore;
         this.handlers = handlers;
@@ -140,7 +154,7 @@ final class DurableTaskRunner {
             return false;
         }
         long lapses = leases.lapses();
-        if (!start(claimed)) {
+        if (!start(claimed, notBefore)) {
             fenced.increment();
             return false;
         }
@@ -168,7 +182,7 @@ final class DurableTaskRunner {
      * deadlock or its counts are unknown, each is started alone; when the database cannot be reached,
      * they run as long as this instance's lease holds, as a single start would.
      */
-    List<ClaimedTask> startAll(List<ClaimedTask> group) {
+    List<ClaimedTask> startAll(List<ClaimedTask> group, Instant notBefore) {
         List<ClaimedTask> known = new ArrayList<>();
         for (ClaimedTask claimed : group) {
             if (handlers.containsKey(claimed.handler())) {
@@ -178,17 +192,31 @@ final class DurableTaskRunner {
             }
         }
         int[] counts;
-        try {
-            counts = store.startAll(known, owner, settings.lease());
-        } catch (PessimisticLockingFailureException | GroupStatements.UnknownRowCounts e) {
+        if (startsWithoutStatement()) {
             counts = new int[known.size()];
-            for (int i = 0; i < known.size(); i++) {
-                counts[i] = start(known.get(i)) ? 1 : 0;
+            java.util.Arrays.fill(counts, 1);
+        } else {
+            try {
+                int[] answered = startWait.within(
+                        () -> store.startAll(known, owner, settings.lease()),
+                        startDeadline(notBefore),
+                        leases::held,
+                        this::lateStartFailed);
+                if (answered == null) { // still in flight, the lease holds: all run on it
+                    answered = new int[known.size()];
+                    java.util.Arrays.fill(answered, 1);
+                }
+                counts = answered;
+            } catch (PessimisticLockingFailureException | GroupStatements.UnknownRowCounts e) {
+                counts = new int[known.size()];
+                for (int i = 0; i < known.size(); i++) {
+                    counts[i] = start(known.get(i), notBefore) ? 1 : 0;
+                }
+            } catch (DataAccessException e) {
+                databaseFailed(e);
+                counts = new int[known.size()];
+                java.util.Arrays.fill(counts, leases.held() ? 1 : 0);
             }
-        } catch (DataAccessException e) {
-            databaseFailed(e);
-            counts = new int[known.size()];
-            java.util.Arrays.fill(counts, leases.held() ? 1 : 0);
         }
         List<ClaimedTask> started = new ArrayList<>();
         for (int i = 0; i < known.size(); i++) {
@@ -257,9 +285,21 @@ final class DurableTaskRunner {
         }
     }
 
-    private boolean start(ClaimedTask claimed) {
+    /**
+     * The fenced start, awaited until the task's due instant (and {@link #START_GRACE}) while the
+     * lease holds; past that, the task runs on its lease and the statement goes on by itself.
+     */
+    private boolean start(ClaimedTask claimed, Instant notBefore) {
+        if (startsWithoutStatement()) {
+            return true;
+        }
         try {
-            return store.start(claimed, owner, settings.lease());
+            Boolean started = startWait.within(
+                    () -> store.start(claimed, owner, settings.lease()),
+                    startDeadline(notBefore),
+                    leases::held,
+                    this::lateStartFailed);
+            return started == null || started;
         } catch (DataAccessException e) {
             databaseFailed(e);
             return leases.held();
@@ -428,6 +468,33 @@ final class DurableTaskRunner {
     /** Outcomes not written yet: completions waiting for their group, and those kept for the next poll. */
     int deferredCount() {
         return outcomes.deferredCount();
+    }
+
+    /**
+     * Whether a start lets its task pass without a statement: while the database is known to be
+     * away and this instance's lease still holds, nobody can take the task over, and a start
+     * statement would only hold the worker for the database timeout and make the task that late.
+     * Its start and outcome are written when the database is back, as after a start that failed.
+     */
+    private boolean startsWithoutStatement() {
+        return databaseAway.getAsBoolean() && leases.held();
+    }
+
+    /** The System.nanoTime() until which a start's answer is awaited: its due instant and the grace. */
+    private long startDeadline(Instant notBefore) {
+        Instant now = clock.instant();
+        Duration untilDue = notBefore.isAfter(now) ? Duration.between(now, notBefore) : Duration.ZERO;
+        if (untilDue.compareTo(settings.lease()) > 0) {
+            untilDue = settings.lease();
+        }
+        return System.nanoTime() + untilDue.plus(START_GRACE).toNanos();
+    }
+
+    /** A start that failed after its task went on without it: the outage is known from then on. */
+    private void lateStartFailed(RuntimeException failure) {
+        if (failure instanceof DataAccessException access) {
+            databaseFailed(access);
+        }
     }
 
     private void databaseFailed(DataAccessException failure) {

@@ -98,7 +98,7 @@ final class TaskStarts {
         long startedNanos = System.nanoTime();
         List<ClaimedTask> startedGroup;
         try {
-            startedGroup = runner.startAll(group);
+            startedGroup = runner.startAll(group, localDue);
         } catch (RuntimeException unexpected) {
             // out of the queue, these tasks are this worker's: each goes its own way rather than be lost
             logger.warn(

@@ -33,8 +33,8 @@ class BoundedOutageTest {
     private static final Duration WAIT = TestDelays.scaled(Duration.ofSeconds(40));
     private static final Duration OUTAGE = Duration.ofSeconds(10);
 
-    /** The default of timed-jobs.cluster.database-timeout. */
-    private static final Duration BOUND = Duration.ofSeconds(2);
+    /** The local job's period. */
+    private static final Duration LOCAL_PERIOD = Duration.ofMillis(200);
 
     /** Runs of the local job, in System.nanoTime(). */
     static final ConcurrentLinkedQueue<Long> LOCAL_RUNS = new ConcurrentLinkedQueue<>();
@@ -65,8 +65,9 @@ class BoundedOutageTest {
     }
 
     /**
-     * While the link is cut, the local job keeps its rate even though every worker has clustered
-     * fires due, the clustered fires are skipped and counted, and none of them runs late after it.
+     * While the link is cut, the local job keeps its rate (no gap longer than its period and 100 ms)
+     * even though every worker has clustered fires due, the clustered fires are skipped and counted,
+     * and none of them runs late after it.
      */
     @Test
     void shouldKeepLocalJobsOnScheduleAndSkipClusteredFiresThroughACut() throws IOException {
@@ -104,9 +105,8 @@ class BoundedOutageTest {
         await().atMost(WAIT).until(() -> !jobs.outages().inOutage());
 
         List<Long> local = List.copyOf(LOCAL_RUNS);
-        // Fires per second of the local job (every 100 ms), second by second through the cut. The
-        // workers already waiting on the database when it went away may hold it up to the bound (2 s).
-        long bound = BOUND.toNanos();
+        // The local job (every 200 ms) through the cut: no worker it needs waits on the database,
+        // not even at the start of the cut, before anyone knows the database is away.
         StringBuilder perSecond = new StringBuilder();
         long longestGap = 0;
         long previous = cutNanos;
@@ -126,22 +126,9 @@ class BoundedOutageTest {
         }
         System.out.println("Local job fires per second through the cut: " + perSecond + "; longest gap "
                 + Duration.ofNanos(longestGap).toMillis() + " ms; clustered fires skipped " + skippedInCut);
-        for (long second = cutNanos + bound + 1_000_000_000L;
-                second + 1_000_000_000L <= restoreNanos;
-                second += 1_000_000_000L) {
-            long from = second;
-            long fires = local.stream()
-                    .filter(run -> run >= from && run < from + 1_000_000_000L)
-                    .count();
-            assertThat(fires)
-                    .as(
-                            "local fires in second %d of the cut (per second: %s)",
-                            (from - cutNanos) / 1_000_000_000L, perSecond)
-                    .isGreaterThanOrEqualTo(5);
-        }
         assertThat(Duration.ofNanos(longestGap))
-                .as("longest pause of the local job during the cut")
-                .isLessThan(Duration.ofNanos(bound).plusSeconds(1));
+                .as("longest pause of the local job (every 200 ms) during the cut; per second: %s", perSecond)
+                .isLessThanOrEqualTo(LOCAL_PERIOD.plusMillis(100));
         assertThat(skippedInCut)
                 .as("clustered fires skipped as database-down during the cut")
                 .isGreaterThan(20);
@@ -158,7 +145,7 @@ class BoundedOutageTest {
                         .isLessThan(Duration.ofMillis(500)));
     }
 
-    /** Four clustered fixed-rate jobs every 250 ms (one per worker), and a local one every 100 ms. */
+    /** Four clustered fixed-rate jobs every 250 ms (one per worker), and a local one every 200 ms. */
     static class CutJobs {
 
         @Scheduled(fixedRate = 250)
@@ -182,7 +169,7 @@ class BoundedOutageTest {
         }
 
         @RunOnEveryInstance
-        @Scheduled(fixedRate = 100)
+        @Scheduled(fixedRate = 200)
         void local() {
             LOCAL_RUNS.add(System.nanoTime());
         }

@@ -1,0 +1,87 @@
+package io.timedjobs.scheduler.jdbc.durable;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thread-safe; used by {@link DurableTaskRunner} only, on the engine's workers. Runs a fenced start
+ * on a helper thread and waits for its answer only until a deadline (its task's due instant and a
+ * little grace): a task whose lease still holds need not wait longer, since nobody can take it over
+ * meanwhile, so that a database gone silent makes no task late. A call that outlives the wait goes
+ * on where it runs; its late failure is handed to {@code onLateFailure}, its late answer dropped
+ * (the task's outcome is fenced by its claim all the same).
+ *
+ * <p>The helper threads are few ({@link #MAX_THREADS}; a start beyond them runs on the caller's
+ * thread, waiting as before) and end when idle.
+ */
+final class StartWait {
+
+    /** Starts that may be in flight on helper threads at once. */
+    static final int MAX_THREADS = 32;
+
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private final ThreadPoolExecutor helpers =
+            new ThreadPoolExecutor(0, MAX_THREADS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), job -> {
+                Thread thread = new Thread(job, "timed-jobs-durable-start-" + THREADS.incrementAndGet());
+                thread.setDaemon(true);
+                return thread;
+            });
+
+    /**
+     * Returns the call's answer if it comes by {@code deadlineNanos} (System.nanoTime()), or later
+     * if {@code mayGiveUp} says no at the deadline; else null, and the call goes on. A failure
+     * while waiting is thrown as the call threw it.
+     */
+    <T> @Nullable T within(
+            Supplier<T> call, long deadlineNanos, BooleanSupplier mayGiveUp, Consumer<RuntimeException> onLateFailure) {
+        CompletableFuture<T> answer;
+        try {
+            answer = CompletableFuture.supplyAsync(call, helpers);
+        } catch (RejectedExecutionException busy) {
+            return call.get();
+        }
+        try {
+            return answer.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException late) {
+            if (!mayGiveUp.getAsBoolean()) {
+                return answer.join(); // the call is bounded by the database timeout
+            }
+            answer.whenComplete((ignored, failure) -> {
+                Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
+                if (cause instanceof RuntimeException runtime) {
+                    onLateFailure.accept(runtime);
+                }
+            });
+            return null;
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return answer.join(); // the start is owed its answer: a stop interrupts only after it
+        } catch (ExecutionException ex) {
+            throw unwrapped(ex.getCause());
+        } catch (CompletionException ex) {
+            throw unwrapped(ex.getCause());
+        }
+    }
+
+    private static RuntimeException unwrapped(@Nullable Throwable cause) {
+        if (cause instanceof RuntimeException runtime) {
+            return runtime;
+        }
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        return new IllegalStateException(cause);
+    }
+}
