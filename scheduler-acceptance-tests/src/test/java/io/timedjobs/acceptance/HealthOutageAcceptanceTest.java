@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * Test code only. The {@code timedJobs} health component of two instances on PostgreSQL, with
  * Boot's default Hikari pool, through an outage: the database's link is cut for {@code
  * acceptance.outage.seconds} (40 s under the acceptance profile) and restored, while the test asks
- * each instance's {@code /actuator/health/timedJobs} every 200 ms with a 1 s timeout, as a readiness
+ * each instance's readiness group ({@code /actuator/health/readiness}, holding {@code timedJobs} as the
+ * guide says) every 200 ms with a 1 s timeout, as a readiness
  * probe does, and watches {@code acceptance.after-outage.seconds} more (a minute under the profile).
  */
 @Tag("long")
@@ -68,12 +69,12 @@ class HealthOutageAcceptanceTest {
 
             List<HealthProbe> probes = instances.stream()
                     .map(app ->
-                            new HealthProbe(app.name(), app.port(), "/actuator/health/timedJobs", HealthProbe.TIMEOUT))
+                            new HealthProbe(app.name(), app.port(), "/actuator/health/readiness", HealthProbe.TIMEOUT))
                     .toList();
             // Beside the readiness probes, one that waits a minute, to tell how long an answer really takes.
             List<HealthProbe> patient = instances.stream()
                     .map(app -> new HealthProbe(
-                            app.name(), app.port(), "/actuator/health/timedJobs", Duration.ofMinutes(1)))
+                            app.name(), app.port(), "/actuator/health/readiness", Duration.ofMinutes(1)))
                     .toList();
             probes.forEach(HealthProbe::warmUp);
             long origin = System.nanoTime();

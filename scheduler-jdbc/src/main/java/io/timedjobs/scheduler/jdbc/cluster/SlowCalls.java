@@ -28,8 +28,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class SlowCalls {
 
-    /** How long a call may be in flight before the database counts as suspect. */
-    static final Duration SUSPECT = Duration.ofMillis(100);
+    /**
+     * How long a call may be in flight before the database counts as suspect: far above what a
+     * healthy database takes (milliseconds), so that a slow statement (a lock wait, a pause of the
+     * server) skips no fire, and well below the database timeout, so that few calls wait it out.
+     */
+    static final Duration SUSPECT = Duration.ofMillis(500);
 
     /** How long a fire that found no room for its call waits before it tries again. */
     static final Duration RETRY_STEP = Duration.ofMillis(10);
