@@ -3,6 +3,7 @@ package io.timedjobs.acceptance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.timedjobs.acceptance.HealthProbe.Answer;
+import io.timedjobs.scheduler.testsupport.DatabaseLink;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

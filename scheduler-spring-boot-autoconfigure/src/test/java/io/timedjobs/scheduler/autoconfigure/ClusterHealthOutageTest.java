@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.timedjobs.scheduler.testsupport.CuttableLink;
+import io.timedjobs.scheduler.testsupport.DatabaseLink;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
@@ -35,7 +35,7 @@ class ClusterHealthOutageTest {
     /** Longest answer allowed: a health call reads state, it never waits on the database. */
     private static final Duration ANSWER = Duration.ofMillis(100);
 
-    private static CuttableLink link;
+    private static DatabaseLink link;
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(SchedulerAutoConfiguration.class, ClusterAutoConfiguration.class))
@@ -49,7 +49,7 @@ class ClusterHealthOutageTest {
 
     @BeforeEach
     void openLink() throws Exception {
-        link = new CuttableLink(TestDatabases.postgresPort());
+        link = new DatabaseLink(TestDatabases.postgresPort());
     }
 
     @AfterEach
@@ -83,7 +83,7 @@ class ClusterHealthOutageTest {
                     .pollInterval(Duration.ofMillis(50))
                     .until(() -> ask(health).status().equals("UP"));
 
-            link.cut();
+            link.cut(DatabaseLink.Outage.SILENT);
             long cutAt = System.nanoTime();
             await().atMost(DETECTION.plus(TestDelays.scaled(Duration.ofSeconds(1))))
                     .pollInterval(Duration.ofMillis(50))
@@ -122,7 +122,7 @@ class ClusterHealthOutageTest {
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> ask(health).status().equals("UP"));
             answers.clear();
-            link.cut();
+            link.cut(DatabaseLink.Outage.SILENT);
             long cutAt = System.nanoTime();
             await().during(Duration.ofSeconds(60))
                     .atMost(Duration.ofSeconds(61))

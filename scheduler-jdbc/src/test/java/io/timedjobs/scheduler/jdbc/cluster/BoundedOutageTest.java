@@ -9,6 +9,7 @@ import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
+import io.timedjobs.scheduler.testsupport.DatabaseLink;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.io.IOException;
@@ -46,7 +47,7 @@ class BoundedOutageTest {
 
     private @Nullable ConfigurableApplicationContext instance;
     private @Nullable HikariDataSource dataSource;
-    private @Nullable CuttableForwarder forwarder;
+    private @Nullable DatabaseLink forwarder;
 
     @AfterEach
     void tearDown() throws IOException {
@@ -72,7 +73,7 @@ class BoundedOutageTest {
     @Test
     void shouldKeepLocalJobsOnScheduleAndSkipClusteredFiresThroughACut() throws IOException {
         String database = TestDatabases.newPostgresDatabaseName();
-        forwarder = new CuttableForwarder(TestDatabases.postgresPort());
+        forwarder = new DatabaseLink(TestDatabases.postgresPort());
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl("jdbc:postgresql://localhost:" + forwarder.port() + "/" + database);
         config.setUsername("postgres");
@@ -89,7 +90,7 @@ class BoundedOutageTest {
         ClusteredJobs jobs = instance.getBean(ClusteredJobs.class);
         await().atMost(WAIT).until(() -> CLUSTERED_RUNS.size() >= 20);
 
-        forwarder.cut();
+        forwarder.cut(DatabaseLink.Outage.SILENT);
         long cutNanos = System.nanoTime();
         Instant cutAt = Instant.now();
         await().atMost(WAIT).until(() -> System.nanoTime() - cutNanos >= OUTAGE.toNanos());

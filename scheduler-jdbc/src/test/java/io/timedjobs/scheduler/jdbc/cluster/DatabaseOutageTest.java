@@ -8,6 +8,7 @@ import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
+import io.timedjobs.scheduler.testsupport.DatabaseLink;
 import io.timedjobs.scheduler.testsupport.MariaDbServer;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;
@@ -47,7 +48,7 @@ class DatabaseOutageTest {
     private @Nullable EmbeddedPostgres postgres;
     private @Nullable HikariDataSource dataSource;
     private @Nullable Path directory;
-    private @Nullable StoppableForwarder forwarder;
+    private @Nullable DatabaseLink forwarder;
     private int postgresPort;
 
     @AfterEach
@@ -79,7 +80,7 @@ class DatabaseOutageTest {
         if (kind == TestDatabases.Kind.MARIADB) {
             // The shared server runs on; a forwarder in front of it stops and starts as a server would.
             String url = kind.newDatabaseUrl();
-            forwarder = new StoppableForwarder(MariaDbServer.shared().port());
+            forwarder = new DatabaseLink(MariaDbServer.shared().port());
             dataSource = TestDatabases.pooled(
                     url.replace(":" + MariaDbServer.shared().port() + "/", ":" + forwarder.port() + "/"));
         } else {
@@ -138,7 +139,7 @@ class DatabaseOutageTest {
 
     private void stopDatabase() throws IOException {
         if (forwarder != null) {
-            forwarder.stop();
+            forwarder.cut(DatabaseLink.Outage.REFUSED);
         } else {
             Objects.requireNonNull(postgres).close();
             postgres = null;
@@ -147,7 +148,7 @@ class DatabaseOutageTest {
 
     private void startDatabase() throws IOException {
         if (forwarder != null) {
-            forwarder.start();
+            forwarder.restore();
         } else {
             postgres = start(Objects.requireNonNull(directory), postgresPort);
         }

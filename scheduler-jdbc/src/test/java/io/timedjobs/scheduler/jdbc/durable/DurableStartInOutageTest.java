@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
-import io.timedjobs.scheduler.testsupport.CuttableLink;
+import io.timedjobs.scheduler.testsupport.DatabaseLink;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.time.Duration;
@@ -23,7 +23,7 @@ class DurableStartInOutageTest {
 
     private static final int TASKS = 10;
 
-    private CuttableLink link;
+    private DatabaseLink link;
     private HikariDataSource pool;
     private DurableTaskEngine engine;
 
@@ -49,7 +49,7 @@ class DurableStartInOutageTest {
      */
     @Test
     void shouldStartClaimedTasksOnTimeWhileTheirLeaseHoldsAndWriteTheOutcomeLater() throws Exception {
-        link = new CuttableLink(TestDatabases.postgresPort());
+        link = new DatabaseLink(TestDatabases.postgresPort());
         pool = new HikariDataSource();
         pool.setJdbcUrl("jdbc:postgresql://localhost:" + link.port() + "/" + TestDatabases.newPostgresDatabaseName());
         pool.setUsername("postgres");
@@ -76,7 +76,7 @@ class DurableStartInOutageTest {
         }
         await().atMost(TestDelays.LONG).until(() -> engine.queuedCount() == TASKS);
 
-        link.cut();
+        link.cut(DatabaseLink.Outage.SILENT);
         await().atMost(TestDelays.LONG).until(() -> handler.totalRuns() == TASKS);
         List<Long> lateness = new ArrayList<>(handler.latenessMicros);
         lateness.sort(null);

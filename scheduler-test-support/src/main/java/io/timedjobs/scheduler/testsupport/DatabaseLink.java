@@ -1,4 +1,4 @@
-package io.timedjobs.acceptance;
+package io.timedjobs.scheduler.testsupport;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,16 +12,18 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Test code only; any thread. A loopback TCP forwarder between the applications and their database
- * that the test cuts as an outage cuts it, in one of two ways ({@link Outage}); {@link #restore()}
- * ends either.
+ * For tests; any thread. A loopback TCP forwarder between the code under test and its database
+ * server (shared with other tests, which keep their own link to it), cut as an outage cuts it, in
+ * one of two ways ({@link Outage}); {@link #restore()} ends either. Point a JDBC URL at {@link
+ * #port()}.
  */
-final class DatabaseLink implements AutoCloseable {
+public final class DatabaseLink implements AutoCloseable {
 
     /** How the link fails. */
-    enum Outage {
+    public enum Outage {
         /** The server is gone: every connection closed, new ones refused (nothing listens). */
         REFUSED,
         /**
@@ -41,12 +43,13 @@ final class DatabaseLink implements AutoCloseable {
     });
 
     /** The listening socket while the link is up; null while cut. Guarded by this. */
-    private ServerSocket server;
+    private @Nullable ServerSocket server;
 
     /** Whether no byte may pass. Guarded by this; pumps wait on this while it is set. */
     private boolean silent;
 
-    DatabaseLink(int targetPort) throws IOException {
+    /** Opens a link to a server listening on the loopback address at {@code targetPort}. */
+    public DatabaseLink(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.server = listen(0);
         this.port = server.getLocalPort();
@@ -54,12 +57,12 @@ final class DatabaseLink implements AutoCloseable {
     }
 
     /** Returns the port the applications connect to instead of the database's. */
-    int port() {
+    public int port() {
         return port;
     }
 
     /** Cuts the link as {@code outage} says, until {@link #restore()}. */
-    synchronized void cut(Outage outage) throws IOException {
+    public synchronized void cut(Outage outage) throws IOException {
         if (outage == Outage.SILENT) {
             silent = true;
             return;
@@ -73,7 +76,7 @@ final class DatabaseLink implements AutoCloseable {
     }
 
     /** Lets bytes pass again, and listens again on the same port. */
-    synchronized void restore() throws IOException {
+    public synchronized void restore() throws IOException {
         silent = false;
         notifyAll();
         if (server == null) {
