@@ -18,7 +18,8 @@ import org.springframework.context.annotation.Configuration;
  * the cluster is either on or off on purpose: when {@link ClusterAutoConfiguration} stepped aside for
  * want of a {@code DataSource}, start-up fails with a {@link ClusterDataSourceException} that says
  * what is missing; with {@code timed-jobs.cluster.enabled=false}, one INFO line at start-up says
- * that jobs run on every instance.
+ * that jobs run on every instance. With {@code timed-jobs.enabled=false} (Spring's own scheduler
+ * runs the jobs) nothing is checked.
  *
  * <p>Ordered after the cluster's and Spring Boot's DataSource auto-configurations, so that it sees
  * every DataSource they define.
@@ -37,17 +38,30 @@ public class ClusterDataSourceCheckAutoConfiguration {
     private static final Log logger = LogFactory.getLog(ClusterDataSourceCheckAutoConfiguration.class);
 
     /**
-     * The cluster is wanted (the default) and was not configured, for want of a DataSource. (With a
-     * DataSource and no cluster, the application excluded the cluster's auto-configuration itself.)
+     * Timed Jobs is on ({@code timed-jobs.enabled}, the default): an application that turned it off
+     * runs Spring's own scheduler and wants nothing of the cluster.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnProperty(prefix = SchedulerProperties.PREFIX + ".cluster", name = "enabled", matchIfMissing = true)
-    @ConditionalOnMissingBean({ClusterDatabase.class, DataSource.class})
-    static class NoClusterDatabase {
+    @ConditionalOnProperty(prefix = SchedulerProperties.PREFIX, name = "enabled", matchIfMissing = true)
+    static class SchedulerOn {
 
-        @Bean
-        static SmartInitializingSingleton timedJobsClusterDataSourceCheck(ConfigurableListableBeanFactory beanFactory) {
-            throw MissingDataSource.explain(beanFactory.getBeanClassLoader());
+        /**
+         * The cluster is wanted (the default) and was not configured, for want of a DataSource. (With a
+         * DataSource and no cluster, the application excluded the cluster's auto-configuration itself.)
+         */
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnProperty(
+                prefix = SchedulerProperties.PREFIX + ".cluster",
+                name = "enabled",
+                matchIfMissing = true)
+        @ConditionalOnMissingBean({ClusterDatabase.class, DataSource.class})
+        static class NoClusterDatabase {
+
+            @Bean
+            static SmartInitializingSingleton timedJobsClusterDataSourceCheck(
+                    ConfigurableListableBeanFactory beanFactory) {
+                throw MissingDataSource.explain(beanFactory.getBeanClassLoader());
+            }
         }
     }
 

@@ -119,6 +119,17 @@ class ClusterDataSourceCheckTest {
                 .contains("INFO");
     }
 
+    /** With Timed Jobs turned off as a whole, a missing DataSource is no reason to refuse start-up. */
+    @Test
+    void shouldStartWithoutDataSourceWhenTimedJobsIsOff() {
+        runner.withClassLoader(NO_EMBEDDED_DATABASE)
+                .withPropertyValues("timed-jobs.enabled=false")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context).doesNotHaveBean(ClusterInstance.class);
+                });
+    }
+
     /** With a URL for Boot's DataSource, the cluster is on as before: tables made, instance registered. */
     @Test
     void shouldClusterOnBootsDataSource(CapturedOutput output) {
