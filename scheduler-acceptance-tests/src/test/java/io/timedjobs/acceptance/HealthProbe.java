@@ -72,11 +72,43 @@ final class HealthProbe {
                         Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
                         status = cause instanceof java.net.http.HttpTimeoutException ? "TIMEOUT" : "NO_ANSWER";
                     } else {
-                        Matcher matcher = STATUS.matcher(response.body());
-                        status = (matcher.find() ? matcher.group(1) : "?") + "/" + response.statusCode();
+                        status = topLevelStatus(response.body()) + "/" + response.statusCode();
                     }
                     answers.add(new Answer(instance, (asked - origin) / 1_000_000, millis, status));
                 });
+    }
+
+    /**
+     * Returns the status of the whole answer, not of a component: the {@code "status"} key at the
+     * outermost level of the JSON (Jackson 3 writes a group's {@code components}, with their own
+     * statuses, before it), or "?" when there is none.
+     */
+    static String topLevelStatus(String body) {
+        int depth = 0;
+        boolean inString = false;
+        for (int i = 0; i < body.length(); i++) {
+            char c = body.charAt(i);
+            if (inString) {
+                if (c == '\\') {
+                    i++;
+                } else if (c == '"') {
+                    inString = false;
+                }
+            } else if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                depth--;
+            } else if (c == '"') {
+                if (depth == 1 && body.startsWith("\"status\"", i)) {
+                    Matcher matcher = STATUS.matcher(body).region(i, body.length());
+                    if (matcher.lookingAt()) {
+                        return matcher.group(1);
+                    }
+                }
+                inString = true;
+            }
+        }
+        return "?";
     }
 
     List<Answer> answers() {
