@@ -28,7 +28,8 @@ import org.springframework.util.ReflectionUtils;
  */
 public final class ScheduledJobNames {
 
-    private static final String OUTCOME_TRACKER = "org.springframework.scheduling.config.Task$OutcomeTrackingRunnable";
+    /** The class of the runnable Spring 6.2 and later wrap a task in; its {@code runnable} field is read. */
+    public static final String OUTCOME_TRACKER = "org.springframework.scheduling.config.Task$OutcomeTrackingRunnable";
 
     // Guarded by this: how many times each method with several @Scheduled was named, by base name.
     private final Map<String, Integer> registrations = new HashMap<>();
