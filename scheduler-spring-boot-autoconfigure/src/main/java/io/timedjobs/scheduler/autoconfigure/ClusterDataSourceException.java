@@ -1,9 +1,9 @@
 package io.timedjobs.scheduler.autoconfigure;
 
 /**
- * Start-up refused because the cluster has no {@code DataSource} it can use: none at all, or
- * several and none marked. Immutable; thrown while the context starts and read by {@link
- * ClusterDataSourceFailureAnalyzer}, which prints its {@link #action()} under its message.
+ * Immutable; thrown while the context starts and read by {@link ClusterDataSourceFailureAnalyzer},
+ * which prints its {@link #action()} under its message. Start-up refused because the cluster has
+ * no {@code DataSource} it can use: none at all, or several and none marked.
  */
 public final class ClusterDataSourceException extends IllegalStateException {
 

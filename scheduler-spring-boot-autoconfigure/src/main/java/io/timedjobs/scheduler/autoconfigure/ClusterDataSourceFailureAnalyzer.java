@@ -6,9 +6,9 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.Ordered;
 
 /**
- * Explains a start-up refused for want of a usable {@code DataSource} for the cluster: what is
- * missing and how to run without a cluster on purpose. Called by Spring Boot only, when start-up
- * fails.
+ * Spring Boot failure analyzer, called by Boot only, when start-up fails. Explains a start-up
+ * refused for want of a usable {@code DataSource} for the cluster: what is missing and how to run
+ * without a cluster on purpose.
  */
 final class ClusterDataSourceFailureAnalyzer extends AbstractFailureAnalyzer<ClusterDataSourceException>
         implements Ordered {

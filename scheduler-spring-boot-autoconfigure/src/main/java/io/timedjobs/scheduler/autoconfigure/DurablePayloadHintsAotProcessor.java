@@ -9,10 +9,10 @@ import org.springframework.core.ResolvableType;
 import org.springframework.util.ClassUtils;
 
 /**
- * Registers reflection hints, for AOT and native images, for the payload type of each durable task
- * handler bean: the JSON mapper builds those types (records, nested types, their fields and
- * accessors) by reflection, and nothing else names them. Called by Spring's AOT processing only,
- * once per bean; listed in {@code META-INF/spring/aot.factories}.
+ * Spring AOT processor, called by Spring's AOT processing only, once per bean; listed in {@code
+ * META-INF/spring/aot.factories}. Registers reflection hints, for AOT and native images, for the
+ * payload type of each durable task handler bean: the JSON mapper builds those types (records,
+ * nested types, their fields and accessors) by reflection, and nothing else names them.
  *
  * <p>The type is read from the bean's declared type ({@code DurableTaskHandler<Reminder>}), without
  * creating the bean. A handler declared only as a raw {@code DurableTaskHandler} gets no hints; the

@@ -5,9 +5,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 
 /**
- * Says why an application with {@code scheduler-jdbc} has no {@code DataSource}, from its class
- * path, and what to add. Stateless; called once, by {@link
- * ClusterDataSourceCheckAutoConfiguration}, while start-up fails.
+ * Stateless; called once, by {@link ClusterDataSourceCheckAutoConfiguration}, while start-up
+ * fails. Says why an application with {@code scheduler-jdbc} has no {@code DataSource}, from its
+ * class path, and what to add.
  */
 final class MissingDataSource {
 

@@ -1,5 +1,9 @@
 package io.timedjobs.scheduler.autoconfigure;
 
+import io.timedjobs.scheduler.spring.ReactiveScheduledMethod;
+import io.timedjobs.scheduler.spring.ScheduledJobNames;
+import java.util.Arrays;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
@@ -9,10 +13,30 @@ import org.springframework.util.ClassUtils;
 
 /**
  * What the starter reaches by reflection, for Spring AOT and native images: Spring Boot's health
- * types, which {@link HealthApi} calls by name and proxies, and the failure analyzers that
- * {@code META-INF/spring.factories} names. Called by Spring's AOT processing only.
+ * types, which {@link HealthApi} calls by name and proxies, the failure analyzers that
+ * {@code META-INF/spring.factories} names, and the fields of Spring's own runnables that the
+ * scheduler reads to know a {@code @Scheduled} job (without them a native image would not
+ * recognize the job, and run it on every instance). Called by Spring's AOT processing only.
  */
 final class SchedulerRuntimeHints implements RuntimeHintsRegistrar {
+
+    /**
+     * Spring's runnables whose fields are read by reflection: the runnable that wraps a task to
+     * track its outcome (its {@code runnable}) and the runnable of a reactive method (its publisher
+     * and suppliers). Registered by name where present: a Spring version without one has nothing
+     * to read.
+     */
+    static final List<String> RUNNABLES_READ =
+            List.of(ScheduledJobNames.OUTCOME_TRACKER, ReactiveScheduledMethod.SUBSCRIBING_RUNNABLE);
+
+    /**
+     * Leave to read and write declared fields: {@code ACCESS_DECLARED_FIELDS} from Spring Framework
+     * 7, {@code DECLARED_FIELDS} before it; looked up by name so that one build serves both lines.
+     */
+    static final MemberCategory FIELD_ACCESS = Arrays.stream(MemberCategory.values())
+            .filter(category -> category.name().equals("ACCESS_DECLARED_FIELDS"))
+            .findFirst()
+            .orElseGet(() -> MemberCategory.valueOf("DECLARED_FIELDS"));
 
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
@@ -32,6 +56,12 @@ final class SchedulerRuntimeHints implements RuntimeHintsRegistrar {
                 .registerType(SchedulerPropertyValueFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)
                 .registerType(ReplacedSchedulerFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)
                 .registerType(ClusterDataSourceFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)
-                .registerType(SchemaPrivilegeFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS);
+                .registerType(SchemaPrivilegeFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS)
+                .registerType(DuplicateInstanceNameFailureAnalyzer.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS);
+        for (String runnable : RUNNABLES_READ) {
+            if (ClassUtils.isPresent(runnable, classLoader)) {
+                hints.reflection().registerType(TypeReference.of(runnable), FIELD_ACCESS);
+            }
+        }
     }
 }

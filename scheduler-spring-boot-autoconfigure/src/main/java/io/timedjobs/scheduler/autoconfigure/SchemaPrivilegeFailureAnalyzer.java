@@ -6,10 +6,10 @@ import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.core.Ordered;
 
 /**
- * Explains a start-up refused because the database user may not create or alter the Timed Jobs
- * tables: the right to grant, or the key that leaves the tables to Flyway or Liquibase. Called by
- * Spring Boot only, when start-up fails. The exception is matched by name: {@code scheduler-jdbc},
- * which throws it, is optional.
+ * Spring Boot failure analyzer, called by Boot only, when start-up fails. Explains a start-up
+ * refused because the database user may not create or alter the Timed Jobs tables: the right to
+ * grant, or the key that leaves the tables to Flyway or Liquibase. The exception is matched by
+ * name: {@code scheduler-jdbc}, which throws it, is optional.
  */
 final class SchemaPrivilegeFailureAnalyzer implements FailureAnalyzer, Ordered {
 

@@ -116,6 +116,7 @@ class ClusterHealthTest {
     @Test
     void shouldReportDownOnAnAnswerOlderThanAPollIntervalPlusTheTimeout() {
         Duration limit = POLL.plus(TIMEOUT).plus(ClusterHealth.MARGIN);
+        read(); // watched from here: the heartbeat checks at every poll
         ticker.advance(limit);
         assertThat(read()).isEqualTo("UP");
 
@@ -127,6 +128,25 @@ class ClusterHealthTest {
         reach.calling();
         reach.answered();
         assertThat(read()).isEqualTo("UP");
+    }
+
+    /**
+     * Unread, the heartbeat beats only at its own pace (every half lease): the first read after
+     * that idle spell is UP on the last known answer, and the reads after it are held to the poll
+     * bound again, counted from that first read.
+     */
+    @Test
+    void shouldReportUpOnTheFirstReadAfterAnIdleSpell() {
+        Duration limit = POLL.plus(TIMEOUT).plus(ClusterHealth.MARGIN);
+        ticker.advance(DatabaseReach.WATCHED_FOR.plus(Duration.ofSeconds(15)));
+        assertThat(read()).isEqualTo("UP");
+
+        ticker.advance(limit);
+        assertThat(read()).isEqualTo("UP");
+        ticker.advance(Duration.ofMillis(1));
+        assertThat(read()).isEqualTo("DOWN");
+        assertThat(details)
+                .containsEntry("databaseLastAnswer", limit.plusMillis(1).toString());
     }
 
     /** Before any answer the state is unknown, which is not UP. */

@@ -2,14 +2,25 @@ package io.timedjobs.scheduler.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.timedjobs.scheduler.spring.ReactiveScheduledMethod;
+import io.timedjobs.scheduler.spring.ScheduledJobNames;
+import java.io.IOException;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.aot.hint.TypeReference;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
+import org.springframework.core.io.UrlResource;
+import org.springframework.core.io.support.PropertiesLoaderUtils;
 import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.util.StringUtils;
 
 /** The runtime hints cover what the starter reaches by reflection, checked with Spring's predicates. */
 class SchedulerRuntimeHintsTest {
@@ -39,20 +50,51 @@ class SchedulerRuntimeHintsTest {
         }
     }
 
-    /** The failure analyzers that spring.factories names can be created. */
+    /** Every failure analyzer that spring.factories names can be created. */
     @Test
-    void shouldCoverFailureAnalyzers() {
-        for (Class<?> analyzer : List.of(
-                SchedulerPropertyValueFailureAnalyzer.class,
-                ReplacedSchedulerFailureAnalyzer.class,
-                ClusterDataSourceFailureAnalyzer.class,
-                SchemaPrivilegeFailureAnalyzer.class)) {
+    void shouldCoverFailureAnalyzers() throws IOException {
+        List<String> analyzers = new ArrayList<>();
+        for (URL url : Collections.list(getClass().getClassLoader().getResources("META-INF/spring.factories"))) {
+            Properties factories = PropertiesLoaderUtils.loadProperties(new UrlResource(url));
+            StringUtils.commaDelimitedListToSet(
+                            factories.getProperty("org.springframework.boot.diagnostics.FailureAnalyzer", ""))
+                    .stream()
+                    .map(String::trim)
+                    .filter(name -> name.startsWith(SchedulerRuntimeHints.class.getPackageName() + "."))
+                    .forEach(analyzers::add);
+        }
+        assertThat(analyzers).hasSizeGreaterThanOrEqualTo(5);
+        for (String analyzer : analyzers) {
             assertThat(RuntimeHintsPredicates.reflection()
-                            .onType(analyzer)
+                            .onType(TypeReference.of(analyzer))
                             .withMemberCategory(MemberCategory.INVOKE_DECLARED_CONSTRUCTORS))
-                    .as(analyzer.getName())
+                    .as(analyzer)
                     .accepts(hints);
         }
+    }
+
+    /**
+     * The fields of Spring's runnables that the scheduler reads to know a job, without which a
+     * native image would run the job on every instance: each runnable present, and each field read.
+     */
+    @Test
+    void shouldCoverTheFieldsOfSpringsRunnablesThatAreRead() throws Exception {
+        Map<String, List<String>> read = Map.of(
+                ScheduledJobNames.OUTCOME_TRACKER, List.of("runnable"),
+                ReactiveScheduledMethod.SUBSCRIBING_RUNNABLE,
+                        List.of("publisher", "observationRegistrySupplier", "contextSupplier"));
+        for (Map.Entry<String, List<String>> runnable : read.entrySet()) {
+            Class<?> type = Class.forName(runnable.getKey());
+            for (String field : runnable.getValue()) {
+                assertThat(type.getDeclaredField(field)).isNotNull();
+            }
+            assertThat(RuntimeHintsPredicates.reflection()
+                            .onType(TypeReference.of(runnable.getKey()))
+                            .withMemberCategory(SchedulerRuntimeHints.FIELD_ACCESS))
+                    .as(runnable.getKey())
+                    .accepts(hints);
+        }
+        assertThat(SchedulerRuntimeHints.FIELD_ACCESS.name()).isIn("ACCESS_DECLARED_FIELDS", "DECLARED_FIELDS");
     }
 
     /** Spring's AOT processing finds the registrar through aot.factories. */

@@ -28,7 +28,14 @@ import org.springframework.util.ReflectionUtils;
  */
 public final class ScheduledJobNames {
 
-    private static final String OUTCOME_TRACKER = "org.springframework.scheduling.config.Task$OutcomeTrackingRunnable";
+    /** The class of the runnable Spring 6.2 and later wrap a task in; its {@code runnable} field is read. */
+    public static final String OUTCOME_TRACKER = "org.springframework.scheduling.config.Task$OutcomeTrackingRunnable";
+
+    /**
+     * The longest job name, in characters: the length of the {@code job_name} columns of the
+     * cluster's tables ({@code VARCHAR(300)} in every schema script).
+     */
+    public static final int MAX_LENGTH = 300;
 
     // Guarded by this: how many times each method with several @Scheduled was named, by base name.
     private final Map<String, Integer> registrations = new HashMap<>();
@@ -62,10 +69,10 @@ public final class ScheduledJobNames {
             return beanName + "." + method.getName();
         }
         String name = given.value();
-        if (name.isBlank() || name.codePointCount(0, name.length()) > 300) {
+        if (name.isBlank() || name.codePointCount(0, name.length()) > MAX_LENGTH) {
             throw new IllegalArgumentException(
-                    "@JobName on " + method.getDeclaringClass().getName() + "." + method.getName()
-                            + " must be 1 to 300 characters, not blank, was '" + name + "'");
+                    "@JobName on " + method.getDeclaringClass().getName() + "." + method.getName() + " must be 1 to "
+                            + MAX_LENGTH + " characters, not blank, was '" + name + "'");
         }
         return name;
     }

@@ -26,7 +26,9 @@ import org.springframework.util.ClassUtils;
  * instance running the same code, and the one the scheduler's job registry shows ({@link
  * ScheduledJobNames} names both). A reactive {@code @Scheduled} method (a {@code Publisher} or a
  * Kotlin {@code suspend} function, which Spring runs by subscribing) is a job like any other, named
- * the same way; its clustered runs subscribe through a {@link PublisherRun}.
+ * the same way; its clustered runs subscribe through a {@link PublisherRun}. A clustered job's name
+ * longer than {@link ScheduledJobNames#MAX_LENGTH} is refused when the job is scheduled, which fails
+ * start-up.
  */
 final class JobCatalog {
 
@@ -111,6 +113,15 @@ final class JobCatalog {
         }
         if (localJobs.contains(name) || localJobs.contains(base)) {
             return new Job(name, false, "timed-jobs.cluster.local-jobs", method);
+        }
+        int length = name.codePointCount(0, name.length());
+        if (length > ScheduledJobNames.MAX_LENGTH) {
+            // the database would refuse the name (or, on MariaDB, cut it to another job's name)
+            throw new IllegalArgumentException(
+                    "The job name of " + method.getDeclaringClass().getName() + "."
+                            + method.getName() + ", '" + name + "', has " + length + " characters, over the "
+                            + ScheduledJobNames.MAX_LENGTH + " that the cluster's tables hold: give the method a"
+                            + " shorter @JobName, or its bean a shorter name");
         }
         return new Job(name, true, "", method, run);
     }

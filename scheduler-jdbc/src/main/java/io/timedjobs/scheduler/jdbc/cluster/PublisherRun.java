@@ -29,7 +29,9 @@ import org.springframework.util.ClassUtils;
  * which subscribes and returns at once for fixed-rate and cron methods and never reports an
  * error. A publisher's error is thrown from {@link #run()}, so that the run is recorded as failed
  * and the scheduler's error handler sees it, as for a method that throws; an interrupt (a stop that
- * no longer waits) cancels the subscription and fails the run.
+ * no longer waits) cancels the subscription and fails the run with a {@link CancellationException},
+ * and is consumed by that cancellation: the thread's interrupt flag is clear when {@link #run()}
+ * throws, so that the end of the run is still recorded and its lease released.
  *
  * <p>What the run can ask about itself: {@link ClusteredJobs#currentFire()} answers on the thread
  * that subscribes while it subscribes (what a {@code Mono.defer} or {@code Mono.fromCallable}
@@ -138,7 +140,11 @@ final class PublisherRun implements SchedulingAwareRunnable {
                 if (current != null) {
                     current.cancel();
                 }
-                Thread.currentThread().interrupt();
+                // The interrupt is consumed here, on purpose: it asked this run to stop, and
+                // cancelling the subscription is that stop. Left set, it would fail the clustered
+                // job's end of run on this same thread (a pooled connection's wait gives up at once
+                // on an interrupted thread): no history record, a false outage, and the run lease
+                // held until it expires. The worker learns of the stop from the exception.
                 CancellationException cancelled =
                         new CancellationException("interrupted before its publisher completed; subscription cancelled");
                 cancelled.initCause(ex);

@@ -19,7 +19,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@link #read()} also marks the reach as watched: while it is read (once within {@link
  * #WATCHED_FOR}), the heartbeat checks the database at every poll, so that a reader's ages stay
- * within a poll interval; unread, the heartbeat calls only at its own pace.
+ * within a poll interval; unread, the heartbeat calls only at its own pace. So the age of the last
+ * answer is measured from the later of that answer and the moment the reach was last found
+ * unwatched: the first read after an idle spell answers from the last known state (age zero, not
+ * the heartbeat's slower pace), and the reads after it are held to the poll bound again.
  */
 public final class DatabaseReach {
 
@@ -41,6 +44,9 @@ public final class DatabaseReach {
 
     /** Ticker reading of the last read, or {@link #NEVER}; written by readers, read by the heartbeat. */
     private volatile long readAt = NEVER;
+
+    /** Ticker reading of the read that found the reach unwatched, or {@link #NEVER}; written by readers. */
+    private volatile long watchedSince = NEVER;
 
     /** @param ticker the heartbeat's clock; the ages read are measured on it */
     public DatabaseReach(Ticker ticker) {
@@ -71,18 +77,31 @@ public final class DatabaseReach {
 
     /** Returns whether someone read the reach lately, so that the heartbeat should check at every poll. */
     boolean watched() {
-        long read = readAt;
-        return read != NEVER && ticker.read() - read < WATCHED_FOR.toNanos();
+        return watchedAt(readAt, ticker.read());
     }
 
-    /** Returns the facts as of now, without touching the database, and marks the reach as watched. */
+    private static boolean watchedAt(long read, long now) {
+        return read != NEVER && now - read < WATCHED_FOR.toNanos();
+    }
+
+    /**
+     * Returns the facts as of now, without touching the database, and marks the reach as watched.
+     * The age of the last answer counts from no earlier than the read that began the watch: before
+     * it, the heartbeat did not have to check at every poll.
+     */
     public Reading read() {
-        long now = ticker.read();
-        readAt = nonNever(now);
+        long now = nonNever(ticker.read());
+        if (!watchedAt(readAt, now)) {
+            watchedSince = now;
+        }
+        readAt = now;
         long since = callingSince;
         long answered = answeredAt;
+        long watchStart = watchedSince;
+        long measuredFrom =
+                answered == NEVER || watchStart == NEVER || answered - watchStart >= 0 ? answered : watchStart;
         return new Reading(
-                answered == NEVER ? null : Duration.ofNanos(now - answered),
+                answered == NEVER ? null : Duration.ofNanos(now - measuredFrom),
                 since == NEVER ? null : Duration.ofNanos(now - since),
                 lastFailed);
     }

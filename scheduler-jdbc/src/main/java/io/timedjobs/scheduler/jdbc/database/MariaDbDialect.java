@@ -44,9 +44,10 @@ import org.springframework.jdbc.core.RowMapperResultSetExtractor;
  *   <li>Insert-if-absent is an {@code INSERT IGNORE}: a key already taken is then a warning and 0
  *       rows, not an error, which the connector would log at WARN for every fire an instance loses.
  *       {@code IGNORE} also turns other errors into warnings on a row it writes all the same (a too
- *       long value cut, a null made a default): the warnings of a row written are read, and one that
- *       says a value was changed is thrown as the error it would have been (the row stays where no
- *       transaction of the caller's rolls it back).
+ *       long value cut, a null made a default): the warnings are read whenever the server reported
+ *       any, whether a row was written or not (a value cut may collide with a key already there),
+ *       and one that says a value was changed is thrown as the error it would have been (a row
+ *       written stays where no transaction of the caller's rolls it back).
  *   <li>Neither database has {@code RETURNING} on {@code UPDATE}, nor a row limit in an {@code IN}
  *       subquery: a claim is a {@code SELECT ... FOR UPDATE SKIP LOCKED} of the ids, an {@code UPDATE}
  *       of those ids and a {@code SELECT} of them, in one transaction on one connection (the caller's,
@@ -236,9 +237,10 @@ final class MariaDbDialect extends JdbcDialect {
                 return Objects.requireNonNull(jdbc.execute(ignoring, (PreparedStatementCallback<Integer>) statement -> {
                     new ArgumentPreparedStatementSetter(args).setValues(statement);
                     int inserted = statement.executeUpdate();
-                    if (inserted > 0) {
-                        refuseChangedValues(insert, statement.getWarnings());
-                    }
+                    // Read whatever the count: a value cut to fit may then collide with a key
+                    // already there, and a 0 would pass for a fire lost to another instance. The
+                    // connector asks the server only when it reported warnings (a lost key does).
+                    refuseChangedValues(insert, statement.getWarnings());
                     return inserted;
                 }));
             } catch (PessimisticLockingFailureException lockFailure) {

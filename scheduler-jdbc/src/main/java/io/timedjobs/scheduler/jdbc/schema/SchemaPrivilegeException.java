@@ -1,10 +1,10 @@
 package io.timedjobs.scheduler.jdbc.schema;
 
 /**
- * Start-up refused because the database user may not run a statement of the schema scripts:
- * names the right it lacks and how to go on (grant it and start again, or create the tables with
- * Flyway or Liquibase and turn the initialization off). Immutable; thrown by {@link
- * SchemaInitializer} at start-up.
+ * Immutable; thrown by {@link SchemaInitializer} at start-up, read by anyone. Start-up refused
+ * because the database user may not run a statement of the schema scripts: names the right it
+ * lacks and how to go on (grant it and start again, or create the tables with Flyway or Liquibase
+ * and turn the initialization off).
  */
 public final class SchemaPrivilegeException extends IllegalStateException {
 

@@ -87,7 +87,10 @@ class PublisherRunTest {
                 .hasMessage("no rates");
     }
 
-    /** An interrupt (a stop that no longer waits) cancels the subscription and fails the run. */
+    /**
+     * An interrupt (a stop that no longer waits) cancels the subscription and fails the run, and
+     * leaves the worker's interrupt flag clear, so that the end of the run can still be written.
+     */
     @Test
     void shouldCancelTheSubscriptionWhenInterrupted() throws Exception {
         CountDownLatch cancelled = new CountDownLatch(1);
@@ -96,11 +99,13 @@ class PublisherRunTest {
                 .doOnSubscribe(subscription -> subscribed.countDown())
                 .doOnCancel(cancelled::countDown));
         AtomicReference<Throwable> thrown = new AtomicReference<>();
+        AtomicReference<Boolean> interruptedAfter = new AtomicReference<>();
         Thread runner = new Thread(() -> {
             try {
                 run.run();
             } catch (Throwable ex) {
                 thrown.set(ex);
+                interruptedAfter.set(Thread.currentThread().isInterrupted());
             }
         });
         runner.start();
@@ -111,6 +116,7 @@ class PublisherRunTest {
                 .isTrue();
         runner.join(TestDelays.LONG.toMillis());
         assertThat(thrown.get()).isInstanceOf(CancellationException.class);
+        assertThat(interruptedAfter.get()).isFalse();
     }
 
     /**

@@ -73,6 +73,28 @@ class ClusterHeartbeatReachTest {
         assertThat(log.containing("SELECT 1")).isEmpty();
     }
 
+    /**
+     * After an idle spell the heartbeat beat only at its own pace; the first read answers from the
+     * last known state, not with the age of that slow beat, and the reads after it are held to the
+     * poll bound from the moment watching began.
+     */
+    @Test
+    void shouldMeasureTheFirstReadAfterAnIdleSpellFromTheWatchStart() {
+        Duration idle = ClusterInstance.beatInterval(LEASE, POLL).minus(POLL);
+        pollAfter(idle);
+        assertThat(log.executed()).isEmpty();
+
+        DatabaseReach.Reading first = heartbeat.reach().read();
+        assertThat(first.sinceAnswer()).isEqualTo(Duration.ZERO);
+        assertThat(first.lastFailed()).isFalse();
+
+        ticker.advance(POLL.multipliedBy(3)); // no poll: the heartbeat's thread is stuck, say
+        assertThat(heartbeat.reach().read().sinceAnswer()).isEqualTo(POLL.multipliedBy(3));
+
+        heartbeat.poll();
+        assertThat(heartbeat.reach().read().sinceAnswer()).isEqualTo(Duration.ZERO);
+    }
+
     /** A failed call is known to readers at once, with the age of the last answer; the next answer clears it. */
     @Test
     void shouldTellAFailedCallAndItsAge() {

@@ -161,6 +161,25 @@ class MariaDbDialectTest {
     }
 
     /**
+     * A value too long that, cut to fit, collides with a key already there is refused too: the
+     * server writes no row, and the insert must not pass for a fire lost to another instance.
+     */
+    @Test
+    void shouldRefuseAValueTooLongThatCollidesOnceCut() {
+        JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.newMariaDb());
+        jdbc.execute("CREATE TABLE t_fires (k VARCHAR(3) PRIMARY KEY) ENGINE = InnoDB");
+        String insert = "INSERT INTO t_fires (k) VALUES (?)";
+        assertThat(JdbcDialect.MARIADB.insertIfAbsent(jdbc, insert, "abc")).isEqualTo(1);
+        assertThatThrownBy(() -> JdbcDialect.MARIADB.insertIfAbsent(jdbc, insert, "abcdef"))
+                .isInstanceOf(DataIntegrityViolationException.class)
+                .hasMessageContaining("column 'k'")
+                .hasMessageContaining("t_fires");
+        assertThat(JdbcDialect.MARIADB.insertIfAbsent(jdbc, insert, "abc"))
+                .as("a plain loss stays silent")
+                .isZero();
+    }
+
+    /**
      * An insert-if-absent that loses a real deadlock (it holds a shared lock on the row its condition
      * reads, and waits for a duplicate key another transaction inserted, which then locks that row) runs
      * again, and then finds the key taken instead of failing.
