@@ -123,6 +123,11 @@ public abstract class SchedulerSettings {
         this.concurrencyLimit = limit;
     }
 
+    /** Returns the most tasks running at once on virtual threads; 0 for no limit. */
+    public int getConcurrencyLimit() {
+        return concurrencyLimit;
+    }
+
     /** Sets what fixed-rate tasks do after falling behind; default {@link MisfirePolicy#CATCH_UP}. */
     public void setMisfirePolicy(MisfirePolicy misfirePolicy) {
         checkNotInitialized("misfirePolicy");

@@ -100,6 +100,15 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     /** Threads of the scheduler this job runs on, or 0 when unknown; see {@link SlowCalls#beginIfRoom}. */
     private volatile int workers;
 
+    /**
+     * Whether the end of this job's last run on this instance (its lease's release) is still being
+     * written on a helper thread (see {@link SlowCalls#endOfRun}). Its lease is this instance's
+     * until then, and a run may take again a lease its own instance holds: so no fire of the job
+     * begins here meanwhile, or the late release would free the next run's lease for another
+     * instance to run alongside it. Set by the run's worker, cleared by the helper.
+     */
+    private volatile boolean endPending;
+
     /** Whether the pending fire is a missed one that the catch-up tries. */
     private volatile boolean pendingMissed;
 
@@ -225,7 +234,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         }
         CatchUpRun catching = catchUp;
         if (pendingMissed && catching != null) {
-            if (!context.outages().inOutage()) { // else listed again once the outage ends
+            if (endPending) {
+                catching.deferred(); // the last run's lease is not given back yet: a poll later
+            } else if (!context.outages().inOutage()) { // else listed again once the outage ends
                 // a missed fire: the schedule's own fires go on from where they were
                 if (!unlessLeaving(() -> catching.run(fire))) {
                     catching.deferred(); // kept, and tried again a poll later, not at once
@@ -234,9 +245,14 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             return;
         }
         lastFire = fire;
-        if (context.outages().inOutage() || context.calls().suspect()) {
-            // Known or suspected to be away: no more workers wait on it, so local jobs keep theirs.
+        if (context.outages().inOutage()) {
+            // Known to be away: no more workers wait on it, so local jobs keep theirs.
             context.stats().skipped(name, SkipReason.DATABASE_DOWN);
+            return;
+        }
+        if (endPending) {
+            // The last run's end is still being written: this fire waits for it, a moment later.
+            retryFire = fire;
             return;
         }
         unlessLeaving(() -> runFire(fire));
@@ -375,19 +391,40 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     /**
      * Notes the fire's database call beginning, if there is room for it (see {@link
-     * SlowCalls#beginIfRoom}); else the fire is tried again in a moment and null returned.
+     * SlowCalls#beginIfRoom}), and returns its token; else returns null, and the fire is tried again
+     * in a moment, or skipped as {@code database-down} when a call is also suspect.
      */
     protected final @Nullable Object beginCall(Instant fire) {
         Object call = context.calls().beginIfRoom(workers);
         if (call == null) {
-            retryFire = fire; // every worker but one waits on the database: try again in a moment
+            if (context.calls().skipOnSuspicion(name, context.store().instanceName())) {
+                // every worker but one waits on a database likely away: no more wait on it
+                context.stats().skipped(name, SkipReason.DATABASE_DOWN);
+            } else {
+                retryFire = fire; // every worker but one waits on the database: try again in a moment
+            }
         }
         return call;
     }
 
-    /** Writes the end of a run, off this worker if the others wait on the database: see {@link SlowCalls#endOfRun}. */
+    /** Returns the threads of the scheduler this job runs on, or 0 for no limit. */
+    protected final int workers() {
+        return workers;
+    }
+
+    /**
+     * Writes the end of a run, off this worker if the others wait on the database (see {@link
+     * SlowCalls#endOfRun}); no fire of the job begins on this instance, and a stop waits, until it is
+     * written. Called by the run's worker before its fire returns.
+     */
     protected final void endOfRun(Runnable write) {
-        context.calls().endOfRun(workers, write);
+        Departure departure = context.store().departure();
+        endPending = true;
+        departure.beginEndOfRun();
+        context.calls().endOfRun(workers, write, () -> {
+            endPending = false;
+            departure.endFire();
+        });
     }
 
     /**

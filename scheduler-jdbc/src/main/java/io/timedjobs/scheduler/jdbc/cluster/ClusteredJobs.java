@@ -56,7 +56,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
     private final OutageLog outages = new OutageLog(ClusteredJobs.class, "clustered jobs");
 
     /** The jobs' database calls in flight on the workers: see {@link SlowCalls}. */
-    private final SlowCalls calls = new SlowCalls();
+    private final SlowCalls calls;
 
     private final ClusterInstance instance;
     private final ClusteredJob.Context context;
@@ -108,6 +108,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
             Duration fireHorizon,
             RunHistory history) {
         this.instance = heartbeat.instance();
+        this.calls = new SlowCalls(instance.name());
         JobStore store = new JobStore(database, instance, history);
         this.notices = FireNotices.of(database, instance.name(), pollInterval);
         this.context = new ClusteredJob.Context(
@@ -128,6 +129,8 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
                 Thread.currentThread().interrupt();
             }
         });
+        // the ends of runs written off the workers were waited for above; their threads go now
+        heartbeat.addStopAction(calls::stop);
         Duration keep = fireHorizon.multipliedBy(2);
         this.firesKept = keep;
         long pruneEveryNanos = fireHorizon.toNanos();

@@ -91,12 +91,24 @@ final class ClusteredTaskScheduler implements TaskScheduler {
         }
     }
 
-    /** Returns the threads of a scheduler of ours or of Spring's pool, else 0. */
-    private static int poolSizeOf(Object scheduler) {
+    /**
+     * Returns the workers of a scheduler of ours or of Spring's pool, else 0 (no limit known). Ours
+     * on virtual threads has as many as its concurrency limit (0: no limit). Spring's pool tells its
+     * live threads in getPoolSize() once initialized (none or one as jobs are scheduled), so its
+     * executor's core size is read; before initialization getPoolSize() is the configured size.
+     */
+    static int poolSizeOf(Object scheduler) {
         if (scheduler instanceof SchedulerSettings settings) {
-            return settings.getPoolSize();
+            return settings.isVirtualThreads() ? settings.getConcurrencyLimit() : settings.getPoolSize();
         }
-        return scheduler instanceof ThreadPoolTaskScheduler pool ? pool.getPoolSize() : 0;
+        if (scheduler instanceof ThreadPoolTaskScheduler pool) {
+            try {
+                return pool.getScheduledThreadPoolExecutor().getCorePoolSize();
+            } catch (IllegalStateException notInitialized) {
+                return pool.getPoolSize();
+            }
+        }
+        return 0;
     }
 
     /** Sets the catch-up keys by job name; they win over {@code @CatchUp} part by part. */

@@ -67,10 +67,18 @@ final class DelayedFireStore {
      * released and the next fire the new definition set stands.
      */
     boolean completeDelayedFire(String job, String definitionKey, Duration delay) {
-        jobs.released(job);
-        return jdbc.update(
-                        sql.completeDelayedFire(), definitionKey, delay.toMillis(), job, instance.name(), definitionKey)
-                == 1;
+        try {
+            return jdbc.update(
+                            sql.completeDelayedFire(),
+                            definitionKey,
+                            delay.toMillis(),
+                            job,
+                            instance.name(),
+                            definitionKey)
+                    == 1;
+        } finally {
+            jobs.released(job); // after the write: a stop waiting for no lease held waits for it
+        }
     }
 
     /**
@@ -84,13 +92,16 @@ final class DelayedFireStore {
             Instant fire,
             long durationNanos,
             @Nullable Throwable failure) {
-        jobs.released(job);
-        return history.completeFenced(
-                sql.completeDelayedFire(),
-                Arrays.asList(definitionKey, delay.toMillis(), job, instance.name(), definitionKey),
-                () -> completeDelayedFire(job, definitionKey, delay),
-                jobs.run(job, fire, durationNanos, failure),
-                true);
+        try {
+            return history.completeFenced(
+                    sql.completeDelayedFire(),
+                    Arrays.asList(definitionKey, delay.toMillis(), job, instance.name(), definitionKey),
+                    () -> completeDelayedFire(job, definitionKey, delay),
+                    jobs.run(job, fire, durationNanos, failure),
+                    true);
+        } finally {
+            jobs.released(job);
+        }
     }
 
     /**

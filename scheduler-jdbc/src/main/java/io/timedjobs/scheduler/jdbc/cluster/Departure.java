@@ -16,6 +16,8 @@ import java.util.function.BooleanSupplier;
  * waits, while the instance still beats, for those begun to end. The order of the two counts makes
  * it safe: a fire counts itself before it reads the flag, the stop sets the flag before it reads
  * the count, so either the fire sees the flag and gives up, or the stop sees the fire and waits.
+ * The end of a run written on another thread counts too, from before its fire ends until the
+ * write is done, so that the stop never removes the row or closes the database under it.
  */
 final class Departure {
 
@@ -36,7 +38,16 @@ final class Departure {
         return true;
     }
 
-    /** Ends what {@link #beginFire()} began. */
+    /**
+     * Begins the write of a run's end, which may go on on another thread after its fire returned;
+     * counted whether or not the instance is leaving, so that a stop waits for it. Followed by
+     * {@link #endFire()}.
+     */
+    void beginEndOfRun() {
+        going.incrementAndGet();
+    }
+
+    /** Ends what {@link #beginFire()} or {@link #beginEndOfRun()} began. */
     void endFire() {
         going.decrementAndGet();
         changed();

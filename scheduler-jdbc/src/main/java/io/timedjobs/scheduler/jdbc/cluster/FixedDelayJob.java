@@ -60,11 +60,17 @@ final class FixedDelayJob extends ClusteredJob {
 
     @Override
     protected @Nullable Instant nextFire() {
-        if (context.outages().inOutage() || context.calls().suspect()) {
+        if (context.outages().inOutage()) {
             return null; // look again a poll later, once the heartbeat found the database back
         }
+        Object call = context.calls().beginIfRoom(workers());
+        if (call == null) {
+            if (context.calls().suspect()) {
+                return null; // likely away, and the other workers wait on it: a poll later
+            }
+            call = context.calls().begin(); // the trigger's read is not held to the room
+        }
         JobStore store = context.store();
-        Object call = context.calls().begin();
         try {
             JobStore.JobRow row = store.read(name);
             context.outages().succeeded();

@@ -347,8 +347,11 @@ public final class JobStore {
      * did (taken over while this instance was paused, cut off, or ran past the maximum run time).
      */
     boolean releaseLease(String job) {
-        released(job);
-        return jdbc.update(sql.releaseLease(), job, instance.name()) == 1;
+        try {
+            return jdbc.update(sql.releaseLease(), job, instance.name()) == 1;
+        } finally {
+            released(job); // after the write: a stop waiting for no lease held waits for it
+        }
     }
 
     /**
@@ -358,13 +361,16 @@ public final class JobStore {
      * @param failure what the run threw, or null
      */
     boolean releaseLease(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {
-        released(job);
-        return history.completeFenced(
-                sql.releaseLease(),
-                Arrays.asList(job, instance.name()),
-                () -> releaseLease(job),
-                run(job, fire, durationNanos, failure),
-                true);
+        try {
+            return history.completeFenced(
+                    sql.releaseLease(),
+                    Arrays.asList(job, instance.name()),
+                    () -> releaseLease(job),
+                    run(job, fire, durationNanos, failure),
+                    true);
+        } finally {
+            released(job);
+        }
     }
 
     /** The run to record in the history: this instance ran {@code fire} of {@code job}. */
@@ -414,7 +420,7 @@ public final class JobStore {
         held.add(job);
     }
 
-    /** Notes a run lease given up (or about to be): see {@link #heldSinceLastPoll()}. */
+    /** Notes a run lease given up (its release written, or tried): see {@link #heldSinceLastPoll()}. */
     void released(String job) {
         held.remove(job);
         synchronized (held) {
