@@ -15,7 +15,8 @@ import org.springframework.jdbc.core.RowMapper;
  * <ul>
  *   <li>The clock is {@code CURRENT_TIMESTAMP}, read once per statement.
  *   <li>Insert-if-absent runs a plain insert, and the duplicate key error counts as "absent was
- *       false"; an upsert is a {@code MERGE}; changed rows are selected {@code FROM FINAL TABLE}.
+ *       false"; an upsert is a {@code MERGE}, tried again when a concurrent insert of its key beat it
+ *       (H2's {@code MERGE} is not atomic against that); changed rows are selected {@code FROM FINAL TABLE}.
  *   <li>A batched delete limits the {@code DELETE} itself ({@code FETCH FIRST}).
  *   <li>The schema script runs under a lock of this JVM: H2's {@code IF NOT EXISTS} races on
  *       indexes, and its databases are shared within one JVM only (a server-mode H2 used by several
@@ -26,6 +27,9 @@ final class H2Dialect extends JdbcDialect {
 
     /** Serializes schema scripts within this JVM. */
     private static final Object SCHEMA_LOCK = new Object();
+
+    /** Tries of an upsert that lost the insert of its key to another transaction. */
+    private static final int UPSERT_ATTEMPTS = 3;
 
     @Override
     boolean isProduct(String lowerCaseProductName) {
@@ -86,7 +90,17 @@ final class H2Dialect extends JdbcDialect {
                 + " WHEN MATCHED THEN UPDATE SET " + replaced + ", " + upsert.updateOnlyAssignments()
                 + " WHEN NOT MATCHED THEN INSERT (" + upsert.boundNames() + ", " + upsert.insertOnlyNames()
                 + ") VALUES (" + inserted + ", " + upsert.insertOnlyValues() + "))";
-        return jdbc.query(sql, ps -> bind(ps, values), rows);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return jdbc.query(sql, ps -> bind(ps, values), rows);
+            } catch (DuplicateKeyException concurrentInsert) {
+                // H2's MERGE is not atomic against an insert of the same key by another transaction:
+                // both may miss the row and insert it. The row exists now, so the MERGE matches it.
+                if (attempt == UPSERT_ATTEMPTS) {
+                    throw concurrentInsert;
+                }
+            }
+        }
     }
 
     /** In the current schema; H2 stores unquoted names in capitals. */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -36,6 +37,9 @@ final class DurableOutcomes {
     private final LongAdder fenced;
     private final SingleCompletion single;
 
+    /** Whether the database is known to be away: the same reading as the starts'. */
+    private final BooleanSupplier databaseAway;
+
     /** Outcomes the database could not take when they happened, written at the next poll. */
     private final Queue<Outcome> deferred = new ConcurrentLinkedQueue<>();
 
@@ -61,6 +65,8 @@ final class DurableOutcomes {
      * @param fenced counts the refusals
      * @param groups whether completions go in groups (the dialect's batches report each count)
      * @param linger the longest a completion waits for others to share its commit; zero for none
+     * @param databaseAway whether the database is known to be away (this engine's calls or the
+     *     heartbeat's failed last): an outcome is then kept for the next poll without a try
      * @param single writes a completion alone: outside a group, and for a group the database refused
      */
     DurableOutcomes(
@@ -72,7 +78,9 @@ final class DurableOutcomes {
             LongAdder fenced,
             boolean groups,
             Duration linger,
+            BooleanSupplier databaseAway,
             SingleCompletion single) {
+        this.databaseAway = databaseAway;
         this.store = store;
         this.history = history;
         this.leases = leases;
@@ -94,7 +102,7 @@ final class DurableOutcomes {
 
     /** Writes an outcome now, or keeps it for the next poll when the database cannot be reached. */
     void record(Outcome outcome) {
-        if (outages.inOutage()) {
+        if (databaseAway.getAsBoolean()) {
             deferred.add(outcome); // known away: the worker does not wait the database timeout for it
             return;
         }

@@ -50,8 +50,9 @@ import org.springframework.dao.DataAccessException;
  * 4. When the instance registers (start-up, before its first poll), the claims a previous process under
  *    its name left are handed back (PENDING under a new version), not renewed as this one's: that
  *    process died, and its in-memory queue with it. Any instance claims them again at their due time.
- * 5. stop() hands every claimed task that has not started back to the database at once, then waits
- *    for the running ones; the in-memory engine drops its delayed tasks (durable tasks never run
+ * 5. stop() hands every claimed task that has not started back to the database at once (under a new
+ *    version, so that a late start or outcome of that claim is refused), then waits for the running
+ *    ones (those started on their lease without a start statement included: they are kept); the in-memory engine drops its delayed tasks (durable tasks never run
  *    after shutdown: another instance runs them on time).
  */
 public final class DurableTaskEngine {
@@ -240,7 +241,8 @@ public final class DurableTaskEngine {
         workers.shutdown();
         synchronized (claimLock) {
             try {
-                int released = store.releaseAll(owner);
+                // tasks started on their lease while the database was away are still CLAIMED: they run
+                int released = store.releaseAll(owner, runner.runningIds());
                 logger.debug("Released " + released + " durable task claims of " + owner);
                 if (released > 0) {
                     announcements.handedBack(); // instances asleep take them at once

@@ -200,7 +200,8 @@ public final class DurableTaskEngineBuilder {
                 databaseAway(outages, beat.outages()),
                 runs,
                 database.dialect().batchCountsRows(),
-                completionLinger);
+                completionLinger,
+                database.databaseTimeout().dividedBy(DurableTaskRunner.SUSPECT_SHARE));
         return new DurableTaskEngine(
                 database,
                 listen,

@@ -33,8 +33,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>When the database cannot be reached at the start, the task runs all the same as long as this
  * instance's lease is still held (by the {@link LeaseDeadline} the poll keeps): nobody else can take
  * it over before the lease ends; its outcome then waits until the next poll writes it. While the
- * lease holds, a start is awaited no longer than its task's due instant (see {@link StartWait}), and
- * not sent at all once the database is known to be away, so such a task starts on time. Each of those
+ * lease holds, a start is not sent at all once the database is known to be away, and one in flight
+ * past its task's due instant is given up the moment the database is known to be away or suspect
+ * (the start in flight for an eighth of the database timeout, see {@link StartWait}), so such a task
+ * starts on time. Short of that, the start's answer is awaited: it is what fences a task the
+ * application cancelled, rescheduled or replaced since the claim; a refusal that comes after the
+ * task ran anyway is logged at WARN. Each of those
  * calls waits on the database at most the database timeout (see {@code ClusterDatabase#jdbc()}), on
  * the engine's own workers, never on the workers of {@code @Scheduled} jobs.
  */
@@ -48,7 +52,17 @@ final class DurableTaskRunner {
     /** How long past its task's due instant a start's answer is awaited while the lease holds. */
     static final Duration START_GRACE = Duration.ofMillis(50);
 
-    /** Fenced starts awaited no longer than their task's due instant while the lease holds. */
+    /**
+     * The share of the database timeout past which a start still in flight makes the database
+     * suspect: a healthy start takes milliseconds; one stuck that long is most likely waiting for a
+     * connection or an answer that will not come (250 ms of the default 2 s).
+     */
+    static final int SUSPECT_SHARE = 8;
+
+    /** How long a start may be in flight before the database is suspect; see {@link #SUSPECT_SHARE}. */
+    private final Duration suspectAfter;
+
+    /** Fenced starts given up past their due instant while the lease holds and the database is away or suspect. */
     private final StartWait startWait = new StartWait();
 
     private final DurableTaskStore store;
@@ -98,7 +112,9 @@ final class DurableTaskRunner {
             BooleanSupplier databaseAway,
             RunHistory history,
             boolean groupsCompletions,
-            Duration completionLinger) {
+            Duration completionLinger,
+            Duration suspectAfter) {
+        this.suspectAfter = suspectAfter;
         this.history = history;
         this.databaseAway = databaseAway;
         this.store = store;
@@ -120,6 +136,7 @@ final class DurableTaskRunner {
                 fenced,
                 groupsCompletions,
                 completionLinger,
+                databaseAway,
                 one -> completeRecorded(one.task(), one.run(), one.lapsesAtStart()));
         handlers.forEach((name, handler) -> {
             if (handler.runsInCompletionTransaction() && completionTransaction == null) {
@@ -154,7 +171,16 @@ final class DurableTaskRunner {
             return false;
         }
         long lapses = leases.lapses();
-        if (!start(claimed, notBefore)) {
+        running.add(claimed); // from its start on: a stop keeps it, though its start may not be written yet
+        boolean started = false;
+        try {
+            started = start(claimed, notBefore);
+        } finally {
+            if (!started) {
+                running.remove(claimed);
+            }
+        }
+        if (!started) {
             fenced.increment();
             return false;
         }
@@ -183,6 +209,15 @@ final class DurableTaskRunner {
      * they run as long as this instance's lease holds, as a single start would.
      */
     List<ClaimedTask> startAll(List<ClaimedTask> group, Instant notBefore) {
+        try {
+            return startKnown(group, notBefore);
+        } catch (RuntimeException | Error unexpected) {
+            group.forEach(running::remove); // the caller starts each alone
+            throw unexpected;
+        }
+    }
+
+    private List<ClaimedTask> startKnown(List<ClaimedTask> group, Instant notBefore) {
         List<ClaimedTask> known = new ArrayList<>();
         for (ClaimedTask claimed : group) {
             if (handlers.containsKey(claimed.handler())) {
@@ -191,17 +226,25 @@ final class DurableTaskRunner {
                 store.release(claimed, owner);
             }
         }
+        running.addAll(known); // from their start on: see run()
         int[] counts;
         if (startsWithoutStatement()) {
             counts = new int[known.size()];
             java.util.Arrays.fill(counts, 1);
         } else {
             try {
-                int[] answered = startWait.within(
-                        () -> store.startAll(known, owner, settings.lease()),
-                        startDeadline(notBefore),
-                        leases::held,
-                        this::lateStartFailed);
+                int[] answered = !leases.held()
+                        ? store.startAll(known, owner, settings.lease()) // no giving up: no hop either
+                        : startWait.within(
+                                () -> store.startAll(known, owner, settings.lease()),
+                                startDeadline(notBefore),
+                                mayGiveUpStart(),
+                                late -> {
+                                    for (int i = 0; i < known.size(); i++) {
+                                        lateStartAnswered(known.get(i), late[i] == 1);
+                                    }
+                                },
+                                failure -> lateStartFailed(known, failure));
                 if (answered == null) { // still in flight, the lease holds: all run on it
                     answered = new int[known.size()];
                     java.util.Arrays.fill(answered, 1);
@@ -221,9 +264,9 @@ final class DurableTaskRunner {
         List<ClaimedTask> started = new ArrayList<>();
         for (int i = 0; i < known.size(); i++) {
             if (counts[i] == 1) {
-                started.add(known.get(i));
-                running.add(known.get(i)); // held from its start, though it may wait for a worker
+                started.add(known.get(i)); // held from its start, though it may wait for a worker
             } else {
+                running.remove(known.get(i));
                 fenced.increment();
             }
         }
@@ -286,19 +329,24 @@ final class DurableTaskRunner {
     }
 
     /**
-     * The fenced start, awaited until the task's due instant (and {@link #START_GRACE}) while the
-     * lease holds; past that, the task runs on its lease and the statement goes on by itself.
+     * The fenced start, awaited for its answer; past the task's due instant (and {@link
+     * #START_GRACE}) the task runs on its lease without it once the database is known to be away,
+     * and the statement goes on by itself. Without a lease held the answer is awaited on this thread.
      */
     private boolean start(ClaimedTask claimed, Instant notBefore) {
         if (startsWithoutStatement()) {
             return true;
         }
         try {
+            if (!leases.held()) {
+                return store.start(claimed, owner, settings.lease()); // no giving up: no hop either
+            }
             Boolean started = startWait.within(
                     () -> store.start(claimed, owner, settings.lease()),
                     startDeadline(notBefore),
-                    leases::held,
-                    this::lateStartFailed);
+                    mayGiveUpStart(),
+                    late -> lateStartAnswered(claimed, late),
+                    failure -> lateStartFailed(List.of(claimed), failure));
             return started == null || started;
         } catch (DataAccessException e) {
             databaseFailed(e);
@@ -418,6 +466,11 @@ final class DurableTaskRunner {
         return schedule.next(claimed.fireAt(), after);
     }
 
+    /** The ids of the tasks started here and not ended: kept at a stop, whose hand-back would run them twice. */
+    List<Long> runningIds() {
+        return running.stream().map(ClaimedTask::id).sorted().toList();
+    }
+
     /** Returns the tasks whose handler runs now, as handler/key: what a lapse of the leases may hand over. */
     List<String> running() {
         return running.stream().map(DurableTaskRunner::describe).sorted().toList();
@@ -490,9 +543,38 @@ final class DurableTaskRunner {
         return System.nanoTime() + untilDue.plus(START_GRACE).toNanos();
     }
 
-    /** A start that failed after its task went on without it: the outage is known from then on. */
-    private void lateStartFailed(RuntimeException failure) {
-        if (failure instanceof DataAccessException access) {
+    /**
+     * Whether a start sent now, still in flight past its deadline, may be given up: only while the
+     * lease holds and the database is known to be away, or suspect (the start has been in flight
+     * for {@link #suspectAfter}). A database that answers sooner, however slowly, is waited for.
+     */
+    private BooleanSupplier mayGiveUpStart() {
+        long suspectAt = System.nanoTime() + suspectAfter.toNanos();
+        return () -> leases.held() && (databaseAway.getAsBoolean() || System.nanoTime() - suspectAt >= 0);
+    }
+
+    /** The late answer of a start given up: a refusal is told, since the run it should have fenced went on. */
+    private void lateStartAnswered(ClaimedTask claimed, boolean started) {
+        if (!started) {
+            logger.warn("Durable task " + describe(claimed) + " (id " + claimed.id() + ") ran on its lease while"
+                    + " the database was away or slow to answer, and its start, written late, was refused: the task was cancelled,"
+                    + " changed or taken over since its claim; its outcome here is refused");
+        }
+    }
+
+    /**
+     * A start that failed after its task went on without it: the outage is known from then on. A
+     * lost lock or deadlock is an answer of a database that is there, not an outage.
+     */
+    private void lateStartFailed(List<ClaimedTask> tasks, RuntimeException failure) {
+        if (failure instanceof PessimisticLockingFailureException) {
+            logger.warn(
+                    "The start of durable task(s) "
+                            + tasks.stream().map(DurableTaskRunner::describe).toList()
+                            + ", which ran on their lease while the database was away or slow to answer, lost a lock when it reached"
+                            + " the database; their outcomes are fenced by their claims",
+                    failure);
+        } else if (failure instanceof DataAccessException access) {
             databaseFailed(access);
         }
     }

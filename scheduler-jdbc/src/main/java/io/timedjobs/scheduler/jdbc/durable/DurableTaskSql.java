@@ -249,10 +249,18 @@ final class DurableTaskSql {
                         table, "claimed_by = ? AND state IN ('CLAIMED', 'RUNNING') AND lease_until < " + nowPlusMillis);
     }
 
-    /** Gives back every claim of an owner that has not started. Binds: owner. */
-    String releaseAll() {
-        return "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL"
-                + " WHERE claimed_by = ? AND state = 'CLAIMED'";
+    /**
+     * Gives back every claim of an owner that has not started, but those of {@code kept} tasks (ids),
+     * under a new version, so that a late start or outcome of the old claim is refused. Binds: owner,
+     * then the kept ids.
+     */
+    String releaseAll(int kept) {
+        String sql = "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL,"
+                + " claim_version = claim_version + 1 WHERE claimed_by = ? AND state = 'CLAIMED'";
+        if (kept == 0) {
+            return sql;
+        }
+        return sql + " AND id NOT IN (" + String.join(", ", java.util.Collections.nCopies(kept, "?")) + ")";
     }
 
     /**

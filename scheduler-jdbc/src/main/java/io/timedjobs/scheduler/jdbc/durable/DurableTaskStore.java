@@ -206,9 +206,17 @@ public final class DurableTaskStore {
         return update(sql.heartbeat(), lease, owner, endingWithin);
     }
 
-    /** Gives back every claim of {@code owner} that has not started; returns how many. */
-    int releaseAll(String owner) {
-        return update(sql.releaseAll(), owner);
+    /**
+     * Gives back every claim of {@code owner} that has not started, under a new version, but those of
+     * the {@code kept} ids (tasks running here whose start is not written yet); returns how many.
+     */
+    int releaseAll(String owner, List<Long> kept) {
+        Object[] binds = new Object[kept.size() + 1];
+        binds[0] = owner;
+        for (int i = 0; i < kept.size(); i++) {
+            binds[i + 1] = kept.get(i);
+        }
+        return update(sql.releaseAll(kept.size()), binds);
     }
 
     /** Hands back the claims a dead process left under {@code owner}; returns how many. */

@@ -329,12 +329,35 @@ abstract class DurableTaskStoreContract {
         List<ClaimedTask> claimed = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 2);
         store.start(claimed.get(0), "a", LEASE);
 
-        assertThat(store.releaseAll("a")).isEqualTo(1);
+        assertThat(store.releaseAll("a", List.of())).isEqualTo(1);
 
         assertThat(store.start(claimed.get(1), "a", LEASE)).isFalse();
         assertThat(store.claimDue("b", LOOKAHEAD, LEASE, HANDLERS, 10))
                 .extracting(ClaimedTask::id)
                 .containsExactly(claimed.get(1).id());
+    }
+
+    /**
+     * A hand-back keeps the claims of the tasks named as running here, and gives the others back
+     * under a new version, so that a late outcome of the old claim is refused.
+     */
+    @Test
+    void shouldKeepRunningClaimsAndFenceTheOthersOnRelease() {
+        store.upsert("mail", "kept", null, null, now());
+        store.upsert("mail", "back", null, null, now());
+        List<ClaimedTask> claimed = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 2);
+        ClaimedTask kept = claimed.get(0);
+        ClaimedTask back = claimed.get(1);
+
+        assertThat(store.releaseAll("a", List.of(kept.id()))).isEqualTo(1);
+
+        assertThat(store.completeOnce(back))
+                .as("late outcome of a handed-back claim")
+                .isFalse();
+        assertThat(store.claimDue("b", LOOKAHEAD, LEASE, HANDLERS, 10))
+                .extracting(ClaimedTask::id)
+                .containsExactly(back.id());
+        assertThat(store.completeOnce(kept)).as("outcome of a kept claim").isTrue();
     }
 
     /** One task can be claimed by id when it is due within the lookahead. */
