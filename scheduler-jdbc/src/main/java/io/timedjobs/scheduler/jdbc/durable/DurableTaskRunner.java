@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -84,11 +85,21 @@ final class DurableTaskRunner {
     private final Set<ClaimedTask> running = ConcurrentHashMap.newKeySet();
 
     /**
-     * Tasks whose handler ended since the heartbeat's last poll: a run frozen past the lease ends the
-     * moment the process resumes, before the heartbeat finds the silence, and was held all through
-     * it; see {@link #heldSinceLastPoll()}.
+     * Tasks whose handler ended since the heartbeat's last poll, each with the number of its end
+     * ({@link #ends}): a run frozen past the lease ends the moment the process resumes, before the
+     * heartbeat finds the silence, and was held all through it; see {@link #heldSinceLastPoll()}.
      */
-    private final Set<String> endedSincePoll = ConcurrentHashMap.newKeySet();
+    private final Map<String, Long> endedSincePoll = new ConcurrentHashMap<>();
+
+    /** Numbers the ends of runs, so that a poll forgets only the ends that came before it began. */
+    private final AtomicLong ends = new AtomicLong();
+
+    /**
+     * The last end number seen as a poll began ({@link #pollBegins()}); the poll's {@link #polled()}
+     * forgets the ends up to it. A process frozen during a poll resumes inside it: the runs that end
+     * then come after the mark, and the silence check of the next poll still names them.
+     */
+    private volatile long endsAtPollStart;
 
     /** Where outcomes are written, kept when the database cannot take them, and refusals reported. */
     private final DurableOutcomes outcomes;
@@ -303,7 +314,7 @@ final class DurableTaskRunner {
             waitUntil(notBefore);
             execute(handler, claimed, lapses, completeAtOnce);
         } finally {
-            endedSincePoll.add(describe(claimed));
+            endedSincePoll.put(describe(claimed), ends.incrementAndGet());
             running.remove(claimed);
         }
         return true;
@@ -485,13 +496,19 @@ final class DurableTaskRunner {
         // (see runStarted), so read in this order it is seen in one set or the other
         Set<String> held = new TreeSet<>();
         running.forEach(task -> held.add(describe(task)));
-        held.addAll(endedSincePoll);
+        held.addAll(endedSincePoll.keySet());
         return List.copyOf(held);
     }
 
-    /** Called after each poll of the heartbeat: tasks ended before it are no longer reported. */
+    /** Called as each poll of the heartbeat begins its actions: marks the ends seen so far. */
+    void pollBegins() {
+        endsAtPollStart = ends.get();
+    }
+
+    /** Called after each poll of the heartbeat: tasks that ended before it began are no longer reported. */
     void polled() {
-        endedSincePoll.clear();
+        long mark = endsAtPollStart;
+        endedSincePoll.values().removeIf(end -> end <= mark);
     }
 
     private static String describe(ClaimedTask task) {
