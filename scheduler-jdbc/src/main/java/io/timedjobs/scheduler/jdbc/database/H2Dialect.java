@@ -19,8 +19,8 @@ import org.springframework.jdbc.core.RowMapper;
  *       (H2's {@code MERGE} is not atomic against that); changed rows are selected {@code FROM FINAL TABLE}.
  *   <li>A batched delete limits the {@code DELETE} itself ({@code FETCH FIRST}).
  *   <li>The schema script runs under a lock of this JVM: H2's {@code IF NOT EXISTS} races on
- *       indexes, and its databases are shared within one JVM only (a server-mode H2 used by several
- *       JVMs is for development, started one at a time).
+ *       indexes. H2 has no lock across processes: several JVMs starting together on one server-mode
+ *       database may run the same script, and each skips the changes and versions another made.
  * </ul>
  */
 final class H2Dialect extends JdbcDialect {

@@ -97,9 +97,10 @@ final class SchemaMigration {
 
     /**
      * Runs a script statement by statement. A statement that fails for want of a right ends the run
-     * with a {@link SchemaPrivilegeException} naming the right. On MariaDB and MySQL, whose DDL
-     * commits at once, a run of a script that stopped halfway left its first statements done: their
-     * "already exists" errors are skipped, so that the script runs again to its end.
+     * with a {@link SchemaPrivilegeException} naming the right. On MariaDB, MySQL and H2, whose DDL
+     * commits at once, a run of a script that stopped halfway left its first statements done (and on
+     * H2, another process may be running the same script): their "already exists" errors are skipped,
+     * so that the script runs to its end.
      */
     private void execute(Connection connection, String name) throws SQLException {
         for (String sql : statements(script(name))) {
@@ -108,7 +109,8 @@ final class SchemaMigration {
             } catch (SQLException failure) {
                 if (SchemaStatementFailure.isAlreadyDone(dialect, failure)) {
                     logger.info("Timed Jobs schema script " + name + ": " + SchemaStatementFailure.firstLine(sql)
-                            + " was done by an earlier run that stopped halfway (" + failure.getMessage()
+                            + " was done already, by an earlier run that stopped halfway or another instance starting"
+                            + " beside this one (" + SchemaStatementFailure.firstLine(failure.getMessage())
                             + "); going on");
                     continue;
                 }
@@ -171,6 +173,12 @@ final class SchemaMigration {
             insert.setString(2, script);
             insert.setString(3, appliedBy());
             insert.executeUpdate();
+        } catch (SQLException failure) {
+            if (!SchemaStatementFailure.isRecordedElsewhere(dialect, failure)) {
+                throw failure;
+            }
+            logger.info("Timed Jobs schema version " + version + " was recorded by another instance starting beside"
+                    + " this one");
         }
     }
 

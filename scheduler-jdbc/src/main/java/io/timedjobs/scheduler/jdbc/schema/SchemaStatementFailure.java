@@ -7,8 +7,8 @@ import java.util.Set;
 
 /**
  * Stateless; used by {@link SchemaMigration} only. Reads why a statement of a schema script failed:
- * a right the database user lacks, or (on MariaDB and MySQL, whose DDL commits at once) a change a
- * stopped earlier run already made, which a run again skips.
+ * a right the database user lacks, or (on MariaDB, MySQL and H2, whose DDL commits at once) a change a
+ * stopped earlier run, or on H2 another process, already made, which a run skips.
  */
 final class SchemaStatementFailure {
 
@@ -27,6 +27,12 @@ final class SchemaStatementFailure {
     /** MariaDB's and MySQL's "table exists" (1050), "duplicate column" (1060), "duplicate key name" (1061). */
     private static final Set<Integer> MARIADB_ALREADY_DONE = Set.of(1050, 1060, 1061);
 
+    /** H2's "table exists" (42101), "index exists" (42111), "duplicate column name" (42121). */
+    private static final Set<Integer> H2_ALREADY_DONE = Set.of(42101, 42111, 42121);
+
+    /** H2's DUPLICATE_KEY_1. */
+    private static final int H2_DUPLICATE_KEY = 23505;
+
     private SchemaStatementFailure() {}
 
     /** Whether the statement failed because the user lacks a right. */
@@ -41,12 +47,24 @@ final class SchemaStatementFailure {
     }
 
     /**
-     * Whether the statement's change is already there, left by a run of the same script that
-     * stopped halfway: only where DDL commits at once (MariaDB, MySQL); elsewhere a failed script
-     * left nothing.
+     * Whether the statement's change is already there: left by a run of the same script that stopped
+     * halfway where DDL commits at once (MariaDB, MySQL, H2), or, on H2, made by another process
+     * migrating the same server-mode database at the same moment (H2 has no lock across processes).
+     * On PostgreSQL a failed script left nothing, and its instances migrate one at a time.
      */
     static boolean isAlreadyDone(JdbcDialect dialect, SQLException failure) {
+        if (dialect == JdbcDialect.H2) {
+            return H2_ALREADY_DONE.contains(failure.getErrorCode());
+        }
         return dialect == JdbcDialect.MARIADB && MARIADB_ALREADY_DONE.contains(failure.getErrorCode());
+    }
+
+    /**
+     * Whether recording a version failed because another process recorded it first: on H2 only,
+     * whose instances are not kept apart while they migrate.
+     */
+    static boolean isRecordedElsewhere(JdbcDialect dialect, SQLException failure) {
+        return dialect == JdbcDialect.H2 && failure.getErrorCode() == H2_DUPLICATE_KEY;
     }
 
     /** The right a statement needs, as the database calls it. */
