@@ -108,7 +108,9 @@ final class DurableTaskPoll {
         List<ClaimedTask> taken = new ArrayList<>();
         try {
             renewIfDue();
+            long sent = System.nanoTime();
             List<ClaimedTask> expired = store.claimExpired(owner, settings.lease(), handlerNames, settings.batchSize());
+            noteClaims(sent, expired.size());
             rescued.add(expired.size());
             taken.addAll(expired);
             taken.addAll(claimDue(queued + taken.size()));
@@ -134,7 +136,9 @@ final class DurableTaskPoll {
             return;
         }
         store.heartbeat(owner, settings.lease(), Duration.ofNanos(leaseNanos - every));
-        leases.renewed(before, leaseNanos);
+        // A claim left alone ends later than the lease less one interval from now, not a full lease:
+        // the leases are known held that far, and not further.
+        leases.renewed(before, leaseNanos - every);
         lastRenewalNanos = before;
         renewedOnce = true;
     }
@@ -148,7 +152,9 @@ final class DurableTaskPoll {
         List<ClaimedTask> taken = new ArrayList<>();
         List<ClaimedTask> due;
         do {
+            long sent = System.nanoTime();
             due = store.claimDue(owner, settings.lookahead(), settings.lease(), handlerNames, settings.batchSize());
+            noteClaims(sent, due.size());
             claimed.add(due.size());
             taken.addAll(due);
         } while (due.size() == settings.batchSize()
@@ -167,9 +173,20 @@ final class DurableTaskPoll {
 
     /** Claims one task just scheduled on this instance, if it is due within the lookahead. */
     Optional<ClaimedTask> claimOne(long id) {
+        long sent = System.nanoTime();
         Optional<ClaimedTask> task = store.claimOne(owner, id, settings.lookahead(), settings.lease());
-        task.ifPresent(claimedTask -> claimed.increment());
+        task.ifPresent(claimedTask -> {
+            noteClaims(sent, 1);
+            claimed.increment();
+        });
         return task;
+    }
+
+    /** Tells the deadline of claims taken by a statement sent at {@code sentNanos}. */
+    private void noteClaims(long sentNanos, int count) {
+        if (count > 0) {
+            leases.claimed(sentNanos, settings.lease().toNanos());
+        }
     }
 
     Set<String> handlerNames() {

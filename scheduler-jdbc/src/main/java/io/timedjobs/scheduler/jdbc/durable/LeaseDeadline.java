@@ -1,38 +1,65 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
 /**
- * Thread-safe: until when this instance's claims are known to be held. The poll moves it each time
- * it renews the leases; the runner reads it when the database cannot be asked whether a claim still
- * holds, since nobody can take a claim over before its lease ends.
+ * Thread-safe: until when this instance's claims are known to be held. Before the first renewal,
+ * the first claim's lease bounds it; after, each renewal moves it. The runner reads it when the
+ * database cannot be asked whether a claim still holds, since nobody can take a claim over before
+ * its lease ends.
  *
  * <p>It also counts lapses: renewals that came after the leases had already run out (the process
  * was paused, or the database out of reach, for longer than the lease). Across a lapse another
  * instance may have taken this one's claims over; a runner compares the count at a task's start and
- * at its outcome to tell.
+ * at its outcome to tell. A renewal before any claim is no lapse: there was nothing to lose.
  */
 final class LeaseDeadline {
 
-    /** System.nanoTime() until which the leases hold; written by the polling thread only. */
+    /** System.nanoTime() until which the leases hold; written under this object's lock. */
     private volatile long heldUntilNanos = System.nanoTime();
 
-    /** Whether a renewal happened yet: the first one is no lapse. Polling thread only. */
-    private volatile boolean renewedOnce;
+    /** Whether the deadline bounds a claim yet: set by the first renewal or the first claim. */
+    private volatile boolean bounding;
 
-    /** Renewals that found the leases run out; written by the polling thread only. */
+    /** Renewals that found the leases run out; written under this object's lock. */
     private volatile long lapses;
 
-    /** Records a renewal whose statement was sent at {@code sentNanos} (System.nanoTime()). */
-    void renewed(long sentNanos, long leaseNanos) {
-        if (renewedOnce && sentNanos - heldUntilNanos >= 0) {
-            lapses = lapses + 1; // one writer: no lost update
+    /**
+     * Records claims taken by a statement sent at {@code sentNanos} (System.nanoTime()) with a lease
+     * of {@code leaseNanos}. Only the first one before any renewal moves the deadline: claims taken
+     * later end later, and once renewals run, each renewal bounds every claim held.
+     */
+    void claimed(long sentNanos, long leaseNanos) {
+        if (bounding) {
+            return; // the common case, without the lock
         }
-        renewedOnce = true;
-        heldUntilNanos = sentNanos + leaseNanos;
+        synchronized (this) {
+            if (!bounding) {
+                heldUntilNanos = sentNanos + leaseNanos;
+                bounding = true;
+            }
+        }
     }
 
-    /** Whether this instance's leases still hold, as far as the last renewal tells. */
+    /**
+     * Records a renewal whose statement was sent at {@code sentNanos} (System.nanoTime()), after
+     * which every claim held ends {@code heldNanos} later at the earliest: the shortest lease any of
+     * them has, not the longest, or a claim taken over would still look held here.
+     */
+    synchronized void renewed(long sentNanos, long heldNanos) {
+        if (bounding && sentNanos - heldUntilNanos >= 0) {
+            lapses = lapses + 1;
+        }
+        bounding = true;
+        heldUntilNanos = sentNanos + heldNanos;
+    }
+
+    /** Whether this instance's leases still hold, as far as the last renewal or first claim tells. */
     boolean held() {
         return System.nanoTime() - heldUntilNanos < 0;
+    }
+
+    /** How long the leases are known to hold from now; negative once they may have run out. */
+    long heldForNanos() {
+        return heldUntilNanos - System.nanoTime();
     }
 
     /** Returns how many times the leases ran out before a renewal. */

@@ -21,4 +21,36 @@ class LeaseDeadlineTest {
         leases.renewed(now + LEASE / 2 + LEASE + 1, LEASE);
         assertThat(leases.lapses()).isEqualTo(1);
     }
+
+    /**
+     * A claim taken before the first renewal (a task scheduled here and claimed at once, as the
+     * process starts) bounds the leases: a first renewal after its lease ran out is a lapse, and
+     * one within it is none.
+     */
+    @Test
+    void shouldCountAFirstRenewalAfterTheFirstClaimsLeaseRanOutAsALapse() {
+        LeaseDeadline leases = new LeaseDeadline();
+        long now = System.nanoTime();
+        leases.claimed(now, LEASE);
+        leases.claimed(now + LEASE, LEASE);
+        assertThat(leases.held()).isTrue();
+        leases.renewed(now + LEASE + 1, LEASE);
+        assertThat(leases.lapses())
+                .as("the first claim's lease ran out before it")
+                .isEqualTo(1);
+
+        LeaseDeadline inTime = new LeaseDeadline();
+        inTime.claimed(now, LEASE);
+        inTime.renewed(now + LEASE / 2, LEASE);
+        assertThat(inTime.lapses()).isZero();
+    }
+
+    /** A first renewal with no claim before it is no lapse, however late: nothing was held. */
+    @Test
+    void shouldNotCountAFirstRenewalWithoutAClaimBeforeIt() {
+        LeaseDeadline leases = new LeaseDeadline();
+        assertThat(leases.held()).isFalse();
+        leases.renewed(System.nanoTime() + 10 * LEASE, LEASE);
+        assertThat(leases.lapses()).isZero();
+    }
 }
