@@ -2,8 +2,8 @@ package io.timedjobs.scheduler.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.timedjobs.scheduler.Ticker;
+import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
-import io.timedjobs.scheduler.jdbc.cluster.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;

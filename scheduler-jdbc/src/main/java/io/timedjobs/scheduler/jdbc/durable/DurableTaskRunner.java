@@ -450,11 +450,11 @@ final class DurableTaskRunner {
 
     /**
      * Moves a recurring task past a missed fire its catch-up policy does not run, without running
-     * the handler; returns whether it did (see {@link DurableCatchUp}).
+     * the handler; returns whether it did (see {@link DurableSchedule#skipTo}).
      */
     private boolean skipMissed(ClaimedTask claimed, long lapsesAtStart) {
         DurableSchedule schedule = DurableSchedule.parse(java.util.Objects.requireNonNull(claimed.schedule()));
-        Instant target = DurableCatchUp.skipTo(schedule, claimed.fireAt(), clock.instant());
+        Instant target = schedule.skipTo(claimed.fireAt(), clock.instant());
         if (target == null) {
             return false;
         }
@@ -470,7 +470,7 @@ final class DurableTaskRunner {
 
     private Instant nextFire(ClaimedTask claimed) {
         DurableSchedule schedule = DurableSchedule.parse(java.util.Objects.requireNonNull(claimed.schedule()));
-        Instant each = DurableCatchUp.nextAfterRun(schedule, claimed.fireAt());
+        Instant each = schedule.nextAfterRun(claimed.fireAt());
         if (each != null) {
             return each;
         }
