@@ -214,7 +214,10 @@ public class ClusterProperties {
     /** A job's catch-up of missed fires; see docs/several-instances.md. */
     public static class CatchUp {
 
-        /** skip (missed fires are not run), once (the latest runs once) or each (each runs, up to max-fires). */
+        /**
+         * skip (missed fires are not run; the default without @CatchUp), once (the latest runs once)
+         * or each (each runs, up to max-fires).
+         */
         private @Nullable String policy;
 
         /** How far back a missed fire may lie to be run; default one day. */
