@@ -139,7 +139,7 @@ public class ClusterAutoConfiguration {
                 database.tables(),
                 name != null ? name : ClusterInstance.defaultName(),
                 cluster.getLease(),
-                // the heartbeat beats every half lease, not every poll
+                // the heartbeat beats at the lease rule's beat interval, not every poll
                 LeaseRule.beatInterval(cluster.getLease(), cluster.getPollInterval()),
                 Sleeper.system());
     }

@@ -45,7 +45,7 @@ public class ClusterProperties {
      * How long an instance counts as alive after its last heartbeat, and a durable task claim after
      * its last lease renewal: run leases and claims of an instance silent for longer are taken over
      * by the others. The heartbeat goes every half lease, so an instance paused or cut off from the
-     * database for about half of it may be taken over; claims are renewed every quarter lease.
+     * database for about half of it may be taken over.
      */
     private Duration lease = Duration.ofSeconds(30);
 

@@ -25,8 +25,8 @@ import org.springframework.jdbc.core.JdbcOperations;
  * <p>An instance is alive while its heartbeat is younger than the lease: the run leases held by an
  * instance that is not alive may be taken over by the others. An instance beats every {@linkplain
  * #beatInterval() beat interval}, as given; the auto-configuration gives {@link
- * LeaseRule#beatInterval}, which also says why an instance paused or cut off from the database for
- * about half its lease may count as dead. Rows of dead instances are pruned by whoever {@linkplain
+ * LeaseRule#beatInterval}, and {@link LeaseRule} says how soon an instance paused or cut off from
+ * the database may count as dead. Rows of dead instances are pruned by whoever {@linkplain
  * #pruneDead() prunes} next (the heartbeat, every few leases); {@link LeaseRule} says how old.
  *
  * <p>Names are unique: {@link #register()} refuses a name whose row another live process keeps

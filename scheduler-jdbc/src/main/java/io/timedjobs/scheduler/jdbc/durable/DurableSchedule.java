@@ -58,10 +58,9 @@ public final class DurableSchedule {
     }
 
     /**
-     * Returns this schedule with a policy for the fires missed while no instance ran the task:
-     * {@code SKIP} runs none of them, {@code ONCE} the latest within the window, {@code EACH} each
-     * within the window, up to the maximum count (the latest), oldest first, each with its own
-     * nominal instant ({@link DurableTask#fireAt()}).
+     * Returns this schedule with a policy for the fires missed while no instance ran the task: the
+     * policy decides which of them run (see {@link CatchUpPolicy}), each with its own nominal
+     * instant ({@link DurableTask#fireAt()}).
      */
     public DurableSchedule catchUp(CatchUpPolicy policy) {
         Objects.requireNonNull(policy, "policy");

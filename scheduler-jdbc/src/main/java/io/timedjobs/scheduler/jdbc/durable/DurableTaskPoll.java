@@ -17,7 +17,7 @@ import org.springframework.dao.DataAccessException;
 /**
  * Run by one thread at a time (the heartbeat's poll thread, or a claim after commit), under the
  * engine's claim lock; its figures are read by any thread. One instance's poll of the tasks table:
- * lease renewal (by {@link LeaseRule}: every quarter lease), rescue of expired claims, claims within the lookahead,
+ * lease renewal (at the pace of {@link LeaseRule}), rescue of expired claims, claims within the lookahead,
  * warnings about foreign handlers (once a minute) and the pending count (every 10 s). Each step is
  * one statement; what the steps claimed goes back to
  * the engine, which queues it. An instance with no handler and no claim sends nothing: it has

@@ -241,8 +241,8 @@ final class DurableTaskSql {
      * Renews the leases of an owner's claims that end within a bound ({@link
      * io.timedjobs.scheduler.jdbc.database.LeaseRule#renewalWindow}); those claimed, started or
      * renewed since are left as they are, and so are rows another transaction holds (a group being
-     * started, which renews them itself, or completed): the next renewal takes them, while they
-     * still have half their lease. Binds: lease millis, owner, bound millis.
+     * started, which renews them itself, or completed): the next renewal takes them, before their
+     * lease ends. Binds: lease millis, owner, bound millis.
      */
     String renewLeases() {
         return "UPDATE " + table + " SET lease_until = " + nowPlusMillis + " WHERE "
