@@ -2,7 +2,8 @@ package io.timedjobs.scheduler.jdbc.durable;
 
 /**
  * Thread-safe: until when this instance's claims are known to be held. The poll moves it each time
- * it renews the leases; the runner reads it when the database cannot be asked whether a claim still
+ * it renews the leases (a lease past the renewal's start, by {@link
+ * io.timedjobs.scheduler.jdbc.database.LeaseRule}); the runner reads it when the database cannot be asked whether a claim still
  * holds, since nobody can take a claim over before its lease ends.
  *
  * <p>It also counts lapses: renewals that came after the leases had already run out (the process
