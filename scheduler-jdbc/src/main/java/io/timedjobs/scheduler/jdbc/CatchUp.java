@@ -17,7 +17,13 @@ import java.lang.annotation.Target;
  * compare-and-set in the transaction that records each fire, makes each missed fire run at most
  * once however many instances start together. Fixed-delay jobs refuse a policy other than {@code
  * SKIP} at start-up: they have no grid of nominal fires to miss (their next fire, when late, runs
- * once anyway). See docs/several-instances.md, "Catch-up after downtime".
+ * once anyway). The policy and its one decision are {@link CatchUpPolicy}'s. See
+ * docs/several-instances.md, "Catch-up after downtime".
+ *
+ * <p><b>NOTE:</b> {@code SKIP} is the default here, while the core engine's {@code MisfirePolicy}
+ * defaults to {@code CATCH_UP}: they govern different things. This annotation governs the fires
+ * missed while no instance ran the job; {@code MisfirePolicy}, a fixed-rate task of a running
+ * scheduler that fell behind its own rhythm, which never applies to clustered jobs.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

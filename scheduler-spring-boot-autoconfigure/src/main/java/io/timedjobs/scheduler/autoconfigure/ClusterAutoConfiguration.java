@@ -2,13 +2,14 @@ package io.timedjobs.scheduler.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.timedjobs.scheduler.Ticker;
+import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
-import io.timedjobs.scheduler.jdbc.cluster.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.Sleeper;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
@@ -138,8 +139,8 @@ public class ClusterAutoConfiguration {
                 database.tables(),
                 name != null ? name : ClusterInstance.defaultName(),
                 cluster.getLease(),
-                // the heartbeat beats every third of the lease, not every poll
-                ClusterInstance.beatInterval(cluster.getLease(), cluster.getPollInterval()),
+                // the heartbeat beats at the lease rule's beat interval, not every poll
+                LeaseRule.beatInterval(cluster.getLease(), cluster.getPollInterval()),
                 Sleeper.system());
     }
 

@@ -35,16 +35,17 @@ public class ClusterProperties {
     private Duration lookahead = Duration.ofSeconds(5);
 
     /**
-     * How often an instance looks for work and expired leases (durable tasks, when it has a
-     * handler) and tries again a failed heartbeat. The heartbeat itself is sent every half lease
-     * (never more often than this), and the database clock is measured with it.
+     * How often an instance looks for work and expired claims (durable tasks, when it has a
+     * handler) and tries again a failed heartbeat. The heartbeat itself goes at the pace the lease
+     * sets, never more often than this, and the database clock is measured with it.
      */
     private Duration pollInterval = Duration.ofSeconds(1);
 
     /**
-     * How long an instance counts as alive after its last heartbeat: claims and run leases of an
-     * instance silent for longer are taken over by the others. Heartbeats go every half lease, so
-     * an instance paused or cut off from the database for about half of it may be taken over.
+     * How long an instance counts as alive after its last heartbeat, and a durable task claim after
+     * its last lease renewal: run leases and claims of an instance silent for longer are taken over
+     * by the others. The heartbeat goes every half lease, so an instance paused or cut off from the
+     * database for about half of it may be taken over.
      */
     private Duration lease = Duration.ofSeconds(30);
 
@@ -213,7 +214,10 @@ public class ClusterProperties {
     /** A job's catch-up of missed fires; see docs/several-instances.md. */
     public static class CatchUp {
 
-        /** skip (missed fires are not run), once (the latest runs once) or each (each runs, up to max-fires). */
+        /**
+         * skip (missed fires are not run; the default without @CatchUp), once (the latest runs once)
+         * or each (each runs, up to max-fires).
+         */
         private @Nullable String policy;
 
         /** How far back a missed fire may lie to be run; default one day. */

@@ -31,8 +31,8 @@ public class DurableProperties {
 
     /**
      * Whether to hear of tasks other instances schedule through PostgreSQL's LISTEN/NOTIFY, on one
-     * connection held per instance with a handler: an instance with nothing due soon then polls only
-     * every half lease and still starts such tasks on time. Ignored on other databases, which poll at
+     * connection held per instance with a handler: an instance with nothing due soon then looks only
+     * with its heartbeat and still starts such tasks on time. Ignored on other databases, which poll at
      * every poll interval.
      */
     private boolean listen = true;

@@ -54,8 +54,10 @@ public class SchedulerProperties {
     private @Nullable Integer concurrencyLimit;
 
     /**
-     * What fixed-rate tasks do after falling behind: 'catch-up' runs every missed execution, 'skip'
-     * moves on to the next slot that is not in the past.
+     * What fixed-rate tasks do after falling behind while the scheduler runs: 'catch-up' runs every
+     * missed execution, 'skip' moves on to the next slot that is not in the past. Not the catch-up of
+     * fires missed while no instance ran a clustered job (timed-jobs.cluster.jobs[...].catch-up),
+     * whose default is skip.
      */
     private MisfirePolicy misfirePolicy = MisfirePolicy.CATCH_UP;
 

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
+import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -20,8 +21,8 @@ import org.springframework.dao.DataAccessException;
  * <p>When the job first has a fire to try (at start-up, and again once a known database outage
  * ends), it reads the job's watermark, the latest fire run or skipped on purpose across the cluster,
  * and lists the nominal fires after it and before the fire the job tries next; the policy keeps the
- * latest ones within its window (one for {@code ONCE}, at most its maximum for {@code EACH}), the
- * older ones are skipped on purpose (see {@link #plan}). They
+ * latest ones within its window ({@link CatchUpPolicy#missedFires}), the older ones are skipped
+ * on purpose (see {@link #plan}). They
  * are tried first, oldest first, each as its own run: take the run lease (so that catch-up runs on
  * several instances do not overlap, and the instances that started together take turns), then in
  * one transaction move the watermark to the fire by compare-and-set and record it. Whoever moves the
@@ -33,9 +34,6 @@ import org.springframework.dao.DataAccessException;
 final class CatchUpRun {
 
     private static final Log logger = LogFactory.getLog(CatchUpRun.class);
-
-    /** Some nominal fires in a span, oldest first, and how many there are in all (as far as counted). */
-    record Missed(List<Instant> latest, long count) {}
 
     private final ClusteredJob job;
     private final CatchUpPolicy policy;
@@ -75,29 +73,6 @@ final class CatchUpRun {
                     + " (@CatchUp or timed-jobs.cluster.jobs[" + job.name() + "].catch-up.policy)");
         }
         return new CatchUpRun(job, policy, fires);
-    }
-
-    /**
-     * Collects {@code keep} of the fires that {@code next} steps through, strictly between the
-     * bounds, oldest first: the latest ones, or the first ones.
-     */
-    static Missed collect(
-            Instant after, Instant before, int keep, UnaryOperator<@Nullable Instant> next, boolean latestOnes) {
-        ArrayDeque<Instant> latest = new ArrayDeque<>();
-        long count = 0;
-        for (Instant fire = next.apply(after); fire != null && fire.isBefore(before); fire = next.apply(fire)) {
-            count++;
-            if (latest.size() == keep) {
-                if (!latestOnes) {
-                    break;
-                }
-                latest.pollFirst();
-            }
-            if (keep > 0) {
-                latest.addLast(fire);
-            }
-        }
-        return new Missed(List.copyOf(latest), count);
     }
 
     /**
@@ -156,24 +131,22 @@ final class CatchUpRun {
         if (read == null || !read.isBefore(next)) {
             return;
         }
-        Instant windowStart = context.clock().now().minus(policy.window());
-        Instant after = read.isBefore(windowStart) ? windowStart.minusNanos(1) : read;
-        Missed found = collect(after, next, policy.keep(), fires, true);
-        if (found.latest().isEmpty()) {
+        Instant now = context.clock().now();
+        CatchUpPolicy.Missed found = policy.missedFires(read, next, now, fires);
+        if (found.run().isEmpty()) {
             return;
         }
-        boolean skips = after != read || found.count() > found.latest().size();
+        boolean skips = found.skipsSome();
         Instant watermark = read;
         if (skips) {
             store.skipMissedFires(
-                    job.name(), job.key(), stored, found.latest().get(0).minus(1, ChronoUnit.MICROS));
+                    job.name(), job.key(), stored, found.run().get(0).minus(1, ChronoUnit.MICROS));
             watermark = later(store.watermark(job.name()), recorded);
             if (watermark == null) {
                 return;
             }
         }
-        Instant from = watermark.isBefore(windowStart) ? windowStart.minusNanos(1) : watermark;
-        List<Instant> planned = collect(from, next, policy.keep(), fires, false).latest();
+        List<Instant> planned = policy.firstMissedFires(watermark, next, now, fires);
         missed.addAll(planned);
         logger.info("Clustered job " + job.name() + " missed fires since " + read + " (catch-up " + policy
                 + "): this instance tries " + planned + (skips ? ", the older ones are skipped on purpose" : "")

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
+import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;

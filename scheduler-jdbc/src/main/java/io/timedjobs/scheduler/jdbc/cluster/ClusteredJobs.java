@@ -1,9 +1,11 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
+import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import io.timedjobs.scheduler.spring.ScheduledJobNames;
@@ -114,10 +116,10 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         this.context = new ClusteredJob.Context(
                 store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon, notices, calls);
         heartbeat.addStopAction(notices::stop);
-        // A graceful stop keeps beating while the fires going on end (at most half the lease, so that
-        // a run that hangs cannot keep the instance from stopping), and begins none: no other
+        // A graceful stop keeps beating while the fires going on end (at most LeaseRule.stopWait, so
+        // that a run that hangs cannot keep the instance from stopping), and begins none: no other
         // instance takes a run lease over from a run still going, as it would from a dead instance.
-        Duration stopWait = instance.lease().dividedBy(2);
+        Duration stopWait = LeaseRule.stopWait(instance.lease());
         heartbeat.addStopWait(() -> {
             try {
                 if (!store.departure().leave(stopWait, () -> store.heldLeases().isEmpty())) {

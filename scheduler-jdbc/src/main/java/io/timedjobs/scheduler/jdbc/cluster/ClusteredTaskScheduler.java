@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.CatchUp;
+import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.spring.SchedulerSettings;
 import java.lang.reflect.Method;
 import java.time.Clock;

@@ -20,18 +20,19 @@ import org.springframework.context.SmartLifecycle;
  * keeps this instance registered while the application runs. On its own daemon thread it wakes
  * every poll interval and runs the poll actions others added; it sends the {@link
  * ClusterInstance}'s heartbeat only every {@linkplain ClusterInstance#beatInterval() beat interval}
- * (half the lease, as the auto-configuration sets it), measures the {@link DatabaseClock} with
+ * ({@link LeaseRule#beatInterval}, as the auto-configuration sets it), measures the {@link DatabaseClock} with
  * each beat where the database returns its time from the heartbeat's update (PostgreSQL), else in
  * a statement of its own every {@value #CLOCK_EVERY_BEATS} beats (the clock's error widens by the
- * assumed drift in between), and prunes the rows of dead instances every {@value
- * #PRUNE_EVERY_LEASES} leases. So an instance with nothing else to do sends its database about 4.4
+ * assumed drift in between), and prunes the rows of dead instances every {@link
+ * LeaseRule#pruneEvery} (five leases). So an instance with nothing else to do sends its database about 4.4
  * statements a minute at the default 30 s lease on PostgreSQL (6.4 elsewhere), whatever the poll
  * interval.
  * After a failed call it tries again at every poll, until one goes through. While its {@linkplain
  * #reach() reach} is read (health), it checks the database between beats at every poll too (one
  * {@code SELECT 1}), so that the reach's readers know it within a poll interval.
  *
- * <p>It notices when this instance fell silent for longer than its lease: the process was paused
+ * <p>It notices when this instance fell silent for longer than {@link LeaseRule#takeOverAfter} (its
+ * lease): the process was paused
  * (SIGSTOP, a long garbage collection, a frozen virtual machine) or its database calls failed that
  * long. The others may then have taken over what it held. The first poll after such a silence
  * (before any database call, so at once on waking) logs one WARN naming what it held, as the
@@ -51,9 +52,6 @@ public final class ClusterHeartbeat implements SmartLifecycle {
 
     /** The clock is measured with every this many beats: twice a lease at the default pace. */
     static final int CLOCK_EVERY_BEATS = 2;
-
-    /** Dead instances' rows (dead for ten leases) are pruned every this many leases. */
-    static final int PRUNE_EVERY_LEASES = 5;
 
     private final ClusterInstance instance;
     private final DatabaseClock clock;
@@ -265,7 +263,7 @@ public final class ClusterHeartbeat implements SmartLifecycle {
         }
         if (!beaten
                 || sent - lastPruneNanos
-                        >= instance.lease().multipliedBy(PRUNE_EVERY_LEASES).toNanos()) {
+                        >= LeaseRule.pruneEvery(instance.lease()).toNanos()) {
             instance.pruneDead();
             lastPruneNanos = beatAt;
         }
@@ -275,13 +273,16 @@ public final class ClusterHeartbeat implements SmartLifecycle {
         outages.succeeded();
     }
 
-    /** Warns once per silence when the last heartbeat that went through is older than the lease. */
+    /**
+     * Warns once per silence when the last heartbeat that went through is older than {@link
+     * LeaseRule#takeOverAfter} (the lease): the others may have taken over what this instance held.
+     */
     private void checkSilence(long now) {
         if (!beaten || silenceReported) {
             return;
         }
         Duration silent = Duration.ofNanos(now - lastBeatNanos);
-        if (silent.compareTo(instance.lease()) <= 0) {
+        if (silent.compareTo(LeaseRule.takeOverAfter(instance.lease())) <= 0) {
             return;
         }
         silenceReported = true;

@@ -22,14 +22,12 @@ import org.springframework.jdbc.core.JdbcOperations;
  * #heartbeat()} and {@link #deregister()} are called by one thread at a time (start-up, the poll
  * thread, shutdown); {@link #name()}, {@link #sql()} and the reads by any thread.
  *
- * <p>An instance is alive while its heartbeat is younger than the lease: claims and run leases
- * held by an instance that is not alive may be taken over by the others. An instance beats every
- * {@linkplain #beatInterval() beat interval}: the auto-configuration makes it half the lease
- * (never shorter than the poll interval, see {@link #beatInterval(Duration, Duration)}). A beat
- * that fails is tried again at every poll, so an instance counts as dead once it is paused or cut
- * off from the database for about half its lease. Rows of instances dead for ten
- * leases are pruned by whoever {@linkplain #pruneDead() prunes} next (the heartbeat, every few
- * leases).
+ * <p>An instance is alive while its heartbeat is younger than the lease: the run leases held by an
+ * instance that is not alive may be taken over by the others. An instance beats every {@linkplain
+ * #beatInterval() beat interval}, as given; the auto-configuration gives {@link
+ * LeaseRule#beatInterval}, and {@link LeaseRule} says how soon an instance paused or cut off from
+ * the database may count as dead. Rows of dead instances are pruned by whoever {@linkplain
+ * #pruneDead() prunes} next (the heartbeat, every few leases); {@link LeaseRule} says how old.
  *
  * <p>Names are unique: {@link #register()} refuses a name whose row another live process keeps
  * beating (see there), and takes over the row of a process that died under this name, running the
@@ -39,21 +37,12 @@ public final class ClusterInstance {
 
     private static final Log logger = LogFactory.getLog(ClusterInstance.class);
 
-    /** How many poll (beat) intervals a row left under this name is watched before it is taken over. */
-    private static final int WATCHED_POLLS = 2;
-
-    /** How many beats fit in a lease: an instance beats every half of its lease. */
-    private static final int BEATS_PER_LEASE = 2;
-
-    /** How many leases an instance row outlives its last heartbeat before it is pruned. */
-    private static final int PRUNE_AFTER_LEASES = 10;
-
     private final JdbcOperations jdbc;
     private final JdbcDialect dialect;
     private final InstanceSql sql;
     private final String name;
     private final Duration lease;
-    private final Duration pollInterval;
+    private final Duration beatInterval;
     private final Sleeper sleeper;
     private final List<Runnable> startActions = new CopyOnWriteArrayList<>();
 
@@ -61,7 +50,7 @@ public final class ClusterInstance {
     private volatile boolean ownsRow;
 
     /**
-     * Creates this instance's registry entry with the default poll interval (1 s) and the system's
+     * Creates this instance's registry entry with a beat interval of 1 s and the system's
      * sleeper; see {@link #ClusterInstance(JdbcOperations, JdbcDialect, TableNames, String, Duration,
      * Duration, Sleeper)}.
      */
@@ -75,10 +64,9 @@ public final class ClusterInstance {
      * @param name this instance's name, unique among the instances on the database; see {@link
      *     #defaultName()}
      * @param lease how long after its last heartbeat an instance counts as dead
-     * @param pollInterval how often instances beat (their {@linkplain #beatInterval() beat
-     *     interval}; see {@link #beatInterval(Duration, Duration)} for the pace the
-     *     auto-configuration gives): a row left under this name is watched for two of them at
-     *     start-up
+     * @param beatInterval how often instances beat (their {@linkplain #beatInterval() beat
+     *     interval}; see {@link LeaseRule#beatInterval} for the pace the auto-configuration gives): a
+     *     row left under this name is watched for {@value LeaseRule#WATCHED_BEATS} of them at start-up
      * @param sleeper what waits through that watch
      */
     public ClusterInstance(
@@ -87,9 +75,9 @@ public final class ClusterInstance {
             TableNames tables,
             String name,
             Duration lease,
-            Duration pollInterval,
+            Duration beatInterval,
             Sleeper sleeper) {
-        this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
+        this.beatInterval = Objects.requireNonNull(beatInterval, "beatInterval");
         this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
         this.jdbc = Objects.requireNonNull(jdbc, "jdbc");
         this.dialect = Objects.requireNonNull(dialect, "dialect");
@@ -163,8 +151,8 @@ public final class ClusterInstance {
      * Writes this instance's row with start time and heartbeat on the database's clock, then runs
      * the {@linkplain #addStartAction start actions}.
      *
-     * <p>A row already under this name whose heartbeat is younger than the lease is watched for two
-     * beat intervals: if its heartbeat moves, another live process has the name and this one refuses
+     * <p>A row already under this name whose heartbeat is younger than the lease is watched for {@value
+     * LeaseRule#WATCHED_BEATS} beat intervals: if its heartbeat moves, another live process has the name and this one refuses
      * to start; if not, the process that wrote it died (a restart after a crash, or a long pause) and
      * its row is taken over, logged at INFO with the age of its last beat. A row whose heartbeat is older
      * than the lease is taken over at once.
@@ -202,8 +190,8 @@ public final class ClusterInstance {
         boolean alive = !jdbc.queryForList(sql.isAlive(), Integer.class, name, deadAfterMillisParameter())
                 .isEmpty();
         if (alive) {
-            for (int poll = 1; poll <= WATCHED_POLLS; poll++) {
-                waitOnePoll();
+            for (int beat = 1; beat <= LeaseRule.WATCHED_BEATS; beat++) {
+                waitOneBeat();
                 Registration now = registration();
                 if (now == null) {
                     // its process stopped gracefully meanwhile
@@ -229,7 +217,7 @@ public final class ClusterInstance {
                 Duration.between(seen.heartbeatAt(), dialect.currentTime(jdbc)).toMillis();
         logger.info("This process takes over the name '" + name + "' of an instance whose last beat was "
                 + silentMillis + " ms ago (started at " + seen.startedAt() + ", stopped without deregistering"
-                + (alive ? "; its row was watched for " + WATCHED_POLLS + " beat intervals" : "")
+                + (alive ? "; its row was watched for " + LeaseRule.WATCHED_BEATS + " beat intervals" : "")
                 + "), and hands back the claims and run leases it left");
     }
 
@@ -240,9 +228,9 @@ public final class ClusterInstance {
         }
     }
 
-    private void waitOnePoll() {
+    private void waitOneBeat() {
         try {
-            sleeper.sleep(pollInterval);
+            sleeper.sleep(beatInterval);
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while watching the row of instance name '" + name + "'", ex);
@@ -254,7 +242,7 @@ public final class ClusterInstance {
         String moved = seen == null || now == null
                 ? "it wrote its row while this one started"
                 : "its heartbeat in " + sql.table() + " moved from " + seen.heartbeatAt() + " to " + now.heartbeatAt()
-                        + " within " + WATCHED_POLLS + " beat intervals";
+                        + " within " + LeaseRule.WATCHED_BEATS + " beat intervals";
         return new DuplicateInstanceNameException(name, "that process started at " + startedAt + ", and " + moved);
     }
 
@@ -270,7 +258,7 @@ public final class ClusterInstance {
 
     /**
      * Renews this instance's heartbeat, writing the row again if another instance pruned it, and
-     * prunes the rows of instances dead for ten leases.
+     * prunes the rows of dead instances ({@link #pruneDead()}).
      */
     public void heartbeat() {
         beat();
@@ -334,28 +322,18 @@ public final class ClusterInstance {
         return true;
     }
 
-    /** Removes the rows of instances dead for ten leases; returns how many. */
+    /** Removes the rows of instances dead for {@link LeaseRule#pruneAfter} (ten leases); returns how many. */
     public int pruneDead() {
-        return jdbc.update(sql.pruneDead(), -lease.toMillis() * PRUNE_AFTER_LEASES);
+        return jdbc.update(sql.pruneDead(), -LeaseRule.pruneAfter(lease).toMillis());
     }
 
     /**
      * Returns how often this instance beats, as given at construction: a row left under its name
-     * is watched for two of them, and the {@link ClusterHeartbeat} beats at this pace.
+     * is watched for {@value LeaseRule#WATCHED_BEATS} of them, and the {@link ClusterHeartbeat}
+     * beats at this pace.
      */
     public Duration beatInterval() {
-        return pollInterval;
-    }
-
-    /**
-     * Returns the beat interval for a lease and a poll interval: half the lease, so that a beat may
-     * fail or come late by up to half the lease (it is tried again at every poll) without the
-     * instance counting as dead, but never shorter than the poll interval (the heartbeat's poll
-     * wakes up no more often).
-     */
-    public static Duration beatInterval(Duration lease, Duration pollInterval) {
-        Duration third = lease.dividedBy(BEATS_PER_LEASE);
-        return third.compareTo(pollInterval) < 0 ? pollInterval : third;
+        return beatInterval;
     }
 
     /** Removes this instance's row, at graceful shutdown. */
@@ -369,9 +347,12 @@ public final class ClusterInstance {
         return sql;
     }
 
-    /** Returns the bind value of {@link InstanceSql#isDead(String)}: the lease, back from now. */
+    /**
+     * Returns the bind value of {@link InstanceSql#isDead(String)}: {@link LeaseRule#takeOverAfter}
+     * (the lease), back from now.
+     */
     public long deadAfterMillisParameter() {
-        return -lease.toMillis();
+        return -LeaseRule.takeOverAfter(lease).toMillis();
     }
 
     /** Returns the heartbeat of an instance as the database recorded it, or null if it has no row. */

@@ -1,12 +1,14 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
-import io.timedjobs.scheduler.jdbc.cluster.CatchUpPolicy;
+import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.util.List;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.support.CronExpression;
 
@@ -18,9 +20,17 @@ import org.springframework.scheduling.support.CronExpression;
  *
  * <p>Fires missed while no instance ran: without a catch-up policy, the fire the task was waiting for
  * runs once, late, and the next fire is the first one after the instant that run ended. With {@link
- * #catchUp(CatchUpPolicy)}, the policy decides (see {@link DurableCatchUp}); it is stored with the
- * schedule's text ({@code <schedule>|catch-up:<policy>,<window>,<max fires>}), which instances of
- * earlier releases cannot read: declare it once every instance runs this one.
+ * #catchUp(CatchUpPolicy)}, the policy decides which run ({@link CatchUpPolicy#missedFires}); it is
+ * stored with the schedule's text ({@code <schedule>|catch-up:<policy>,<window>,<max fires>}), which
+ * instances of earlier releases cannot read: declare it once every instance runs this one.
+ *
+ * <p>The task's row is its own watermark: its {@code fire_at} is the next nominal fire to run, and it
+ * moves only by a completion fenced by the claim version (a compare-and-set), so each nominal fire
+ * runs at most once however many instances start together. A fire is missed when a later fire of
+ * the schedule is due already as it starts (the instances were down, or the database away, for
+ * longer than a period). The instance that starts a missed fire the policy does not run moves the
+ * row ({@link #skipTo}), by that same fenced completion and without running the handler, to the fire
+ * the policy runs next, or to the first fire after now; that fire is claimed and run like any other.
  */
 public final class DurableSchedule {
 
@@ -48,10 +58,9 @@ public final class DurableSchedule {
     }
 
     /**
-     * Returns this schedule with a policy for the fires missed while no instance ran the task:
-     * {@code SKIP} runs none of them, {@code ONCE} the latest within the window, {@code EACH} each
-     * within the window, up to the maximum count (the latest), oldest first, each with its own
-     * nominal instant ({@link DurableTask#fireAt()}).
+     * Returns this schedule with a policy for the fires missed while no instance ran the task: the
+     * policy decides which of them run (see {@link CatchUpPolicy}), each with its own nominal
+     * instant ({@link DurableTask#fireAt()}).
      */
     public DurableSchedule catchUp(CatchUpPolicy policy) {
         Objects.requireNonNull(policy, "policy");
@@ -153,6 +162,36 @@ public final class DurableSchedule {
             throw new IllegalStateException("Cron expression " + text + " has no fire after " + after);
         }
         return next.toInstant();
+    }
+
+    /**
+     * Returns the fire to move the task to without running {@code fireAt}, or null to run it: for a
+     * schedule without a policy, or a fire that is not missed, always null.
+     */
+    @Nullable
+    Instant skipTo(Instant fireAt, Instant now) {
+        CatchUpPolicy policy = catchUp;
+        if (policy == null || next(fireAt, fireAt).isAfter(now)) {
+            return null;
+        }
+        // the task's fires from fireAt on: fireAt itself is the first missed one
+        UnaryOperator<@Nullable Instant> fires = after -> after.isBefore(fireAt) ? fireAt : next(fireAt, after);
+        List<Instant> run = policy.missedFires(fireAt.minusNanos(1), now.plusNanos(1), now, fires)
+                .run();
+        Instant target = run.isEmpty() ? next(fireAt, now) : run.get(0);
+        return target.equals(fireAt) ? null : target;
+    }
+
+    /**
+     * Returns the fire after {@code fireAt} ran: for a policy that {@linkplain
+     * CatchUpPolicy#stepsThroughEachFire steps through each fire}, the schedule's next nominal fire,
+     * due or not (its start applies the policy again); else null for the usual one, the first after
+     * the run.
+     */
+    @Nullable
+    Instant nextAfterRun(Instant fireAt) {
+        CatchUpPolicy policy = catchUp;
+        return policy != null && policy.stepsThroughEachFire() ? next(fireAt, fireAt) : null;
     }
 
     /** The first fire of a schedule set up at {@code now}. */

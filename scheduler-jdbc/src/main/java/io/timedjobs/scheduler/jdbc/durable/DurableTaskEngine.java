@@ -283,7 +283,7 @@ public final class DurableTaskEngine {
         }
     }
 
-    /** One poll: deferred outcomes, heartbeat, rescue, claims, warnings, counts. */
+    /** One poll: deferred outcomes, lease renewal, rescue, claims, warnings, counts. */
     void poll() {
         synchronized (claimLock) {
             if (!stopping && workers != null) {

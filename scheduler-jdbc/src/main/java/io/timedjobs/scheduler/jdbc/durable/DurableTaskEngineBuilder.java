@@ -5,6 +5,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.Sleeper;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
@@ -118,7 +119,7 @@ public final class DurableTaskEngineBuilder {
     /**
      * Whether to listen for tasks that other instances schedule (PostgreSQL's {@code LISTEN}, on one
      * connection held while the engine runs), so that an instance with nothing due soon polls only
-     * every half lease and still starts such tasks on time; true by default. Where the database
+     * with its heartbeat ({@link LeaseRule#beatInterval}) and still starts such tasks on time; true by default. Where the database
      * cannot notify, or when false, it polls at every poll interval.
      */
     public DurableTaskEngineBuilder listen(boolean listen) {
@@ -165,7 +166,7 @@ public final class DurableTaskEngineBuilder {
                     database.tables(),
                     instanceName,
                     settings.lease(),
-                    ClusterInstance.beatInterval(settings.lease(), settings.pollInterval()),
+                    LeaseRule.beatInterval(settings.lease(), settings.pollInterval()),
                     Sleeper.system());
             beat = new ClusterHeartbeat(
                     instance,

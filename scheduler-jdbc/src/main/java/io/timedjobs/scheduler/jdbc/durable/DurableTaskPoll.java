@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +18,7 @@ import org.springframework.dao.DataAccessException;
 /**
  * Run by one thread at a time (the heartbeat's poll thread, or a claim after commit), under the
  * engine's claim lock; its figures are read by any thread. One instance's poll of the tasks table:
- * lease renewal (every quarter lease), rescue of expired claims, claims within the lookahead,
+ * lease renewal (at the pace of {@link LeaseRule}), rescue of expired claims, claims within the lookahead,
  * warnings about foreign handlers (once a minute) and the pending count (every 10 s). Each step is
  * one statement; what the steps claimed goes back to
  * the engine, which queues it. An instance with no handler and no claim sends nothing: it has
@@ -54,9 +55,6 @@ final class DurableTaskPoll {
     final LongAdder claimed = new LongAdder();
     final LongAdder rescued = new LongAdder();
     final AtomicLong pending = new AtomicLong();
-
-    /** How often a lease is renewed within its length; see {@link #renewIfDue()}. */
-    static final int RENEWALS_PER_LEASE = 4;
 
     /** When the leases were last renewed, and whether they were yet; only the polling thread touches them. */
     private long lastRenewalNanos;
@@ -123,22 +121,22 @@ final class DurableTaskPoll {
     }
 
     /**
-     * Renews the leases every {@value #RENEWALS_PER_LEASE}th of the lease, not at every poll, and only
-     * those that end within the lease less that interval: a claim then never has less than half its
-     * lease left, give or take a late poll, and a drain that claims and completes within seconds
-     * writes no renewal of its rows at all. Until a renewal goes through, every poll tries again.
+     * Renews the leases every {@linkplain LeaseRule#renewalInterval renewal interval}, not at every
+     * poll, and only those that end within the {@linkplain LeaseRule#renewalWindow renewal window}
+     * (see {@link LeaseRule} for why). Until a renewal goes through, every poll tries again.
      */
     private void renewIfDue() {
         long before = System.nanoTime();
-        long leaseNanos = settings.lease().toNanos();
-        long every = leaseNanos / RENEWALS_PER_LEASE;
-        if (renewedOnce && before - lastRenewalNanos < every) {
+        if (renewedOnce
+                && before - lastRenewalNanos
+                        < LeaseRule.renewalInterval(settings.lease()).toNanos()) {
             return;
         }
-        store.heartbeat(owner, settings.lease(), Duration.ofNanos(leaseNanos - every));
-        // A claim left alone ends later than the lease less one interval from now, not a full lease:
-        // the leases are known held that far, and not further.
-        leases.renewed(before, leaseNanos - every);
+        Duration window = LeaseRule.renewalWindow(settings.lease());
+        store.renewLeases(owner, settings.lease(), window);
+        // A claim left alone ends later than the window from now, not a full lease: the leases are
+        // known held that far, and not further.
+        leases.renewed(before, window.toNanos());
         lastRenewalNanos = before;
         renewedOnce = true;
     }

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
@@ -287,8 +288,8 @@ final class DurableTaskRunner {
     /**
      * Runs a task whose fenced start went through (or was let pass under a held lease) at the ticker
      * reading {@code startedNanos}; returns whether its handler ran. One that waited for a worker
-     * longer than a renewal interval may no longer be covered by its lease: it runs only once the
-     * database renewed it as still this instance's.
+     * longer than a {@linkplain LeaseRule#renewalInterval renewal interval} may no longer be covered
+     * by its lease: it runs only once the database renewed it as still this instance's.
      */
     boolean runStarted(ClaimedTask claimed, Instant notBefore, long lapses, long startedNanos) {
         return runStarted(claimed, notBefore, lapses, startedNanos, false);
@@ -297,7 +298,8 @@ final class DurableTaskRunner {
     private boolean runStarted(
             ClaimedTask claimed, Instant notBefore, long lapses, long startedNanos, boolean completeAtOnce) {
         DurableTaskHandler<?> handler = java.util.Objects.requireNonNull(handlers.get(claimed.handler()));
-        if (System.nanoTime() - startedNanos > settings.lease().toNanos() / DurableTaskPoll.RENEWALS_PER_LEASE
+        if (System.nanoTime() - startedNanos
+                        > LeaseRule.renewalInterval(settings.lease()).toNanos()
                 && !stillHeld(claimed)) {
             running.remove(claimed);
             fenced.increment();
@@ -448,11 +450,11 @@ final class DurableTaskRunner {
 
     /**
      * Moves a recurring task past a missed fire its catch-up policy does not run, without running
-     * the handler; returns whether it did (see {@link DurableCatchUp}).
+     * the handler; returns whether it did (see {@link DurableSchedule#skipTo}).
      */
     private boolean skipMissed(ClaimedTask claimed, long lapsesAtStart) {
         DurableSchedule schedule = DurableSchedule.parse(java.util.Objects.requireNonNull(claimed.schedule()));
-        Instant target = DurableCatchUp.skipTo(schedule, claimed.fireAt(), clock.instant());
+        Instant target = schedule.skipTo(claimed.fireAt(), clock.instant());
         if (target == null) {
             return false;
         }
@@ -468,7 +470,7 @@ final class DurableTaskRunner {
 
     private Instant nextFire(ClaimedTask claimed) {
         DurableSchedule schedule = DurableSchedule.parse(java.util.Objects.requireNonNull(claimed.schedule()));
-        Instant each = DurableCatchUp.nextAfterRun(schedule, claimed.fireAt());
+        Instant each = schedule.nextAfterRun(claimed.fireAt());
         if (each != null) {
             return each;
         }

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
+import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -7,8 +8,10 @@ import java.util.Objects;
  * Immutable; any thread. How one instance claims, leases and retries durable tasks.
  *
  * @param lookahead how far ahead of their due time tasks are claimed into the in-memory queue
- * @param pollInterval how often to claim, rescue expired claims and renew this instance's leases
- * @param lease how long a claim lives without renewal before another instance takes it over
+ * @param pollInterval how often to claim and rescue expired claims; the leases are renewed at the
+ *     first poll of each {@linkplain LeaseRule#renewalInterval renewal interval}
+ * @param lease how long a claim lives without renewal before another instance takes it over; longer
+ *     than the poll interval (see {@link LeaseRule})
  * @param maxAttempts how many times a task is started before it stays FAILED
  * @param initialBackoff the delay before the first retry; each further retry doubles it
  * @param maxBackoff the longest delay between retries
@@ -35,10 +38,7 @@ public record DurableTaskSettings(
             throw new IllegalArgumentException("maxAttempts, batchSize and poolSize must be at least 1, got "
                     + maxAttempts + ", " + batchSize + " and " + poolSize);
         }
-        if (lease.compareTo(pollInterval) <= 0) {
-            throw new IllegalArgumentException("The lease (" + lease + ") must be longer than the poll interval ("
-                    + pollInterval + "), which renews it");
-        }
+        LeaseRule.requireRenewable(lease, pollInterval);
     }
 
     /** The defaults: 5 s lookahead, 1 s poll, 30 s lease, 5 attempts from 1 s up to 5 min apart. */

@@ -238,12 +238,13 @@ final class DurableTaskSql {
     }
 
     /**
-     * Renews the leases of an owner's claims that end within a bound; those claimed, started or
+     * Renews the leases of an owner's claims that end within a bound ({@link
+     * io.timedjobs.scheduler.jdbc.database.LeaseRule#renewalWindow}); those claimed, started or
      * renewed since are left as they are, and so are rows another transaction holds (a group being
-     * started, which renews them itself, or completed): the next renewal takes them, a quarter lease
-     * on, when they still have half their lease. Binds: lease millis, owner, bound millis.
+     * started, which renews them itself, or completed): the next renewal takes them, before their
+     * lease ends. Binds: lease millis, owner, bound millis.
      */
-    String heartbeat() {
+    String renewLeases() {
         return "UPDATE " + table + " SET lease_until = " + nowPlusMillis + " WHERE "
                 + dialect.unlockedRows(
                         table, "claimed_by = ? AND state IN ('CLAIMED', 'RUNNING') AND lease_until < " + nowPlusMillis);

@@ -193,8 +193,8 @@ public final class DurableTaskStore {
     public static final long COUNT_LIMIT = 100_000;
 
     /** Renews the lease of every claim {@code owner} holds; returns how many. */
-    int heartbeat(String owner, Duration lease) {
-        return heartbeat(owner, lease, lease);
+    int renewLeases(String owner, Duration lease) {
+        return renewLeases(owner, lease, lease);
     }
 
     /**
@@ -202,8 +202,8 @@ public final class DurableTaskStore {
      * now; returns how many. The others were claimed, started or renewed lately: rewriting them
      * would only add row versions.
      */
-    int heartbeat(String owner, Duration lease, Duration endingWithin) {
-        return update(sql.heartbeat(), lease, owner, endingWithin);
+    int renewLeases(String owner, Duration lease, Duration endingWithin) {
+        return update(sql.renewLeases(), lease, owner, endingWithin);
     }
 
     /**

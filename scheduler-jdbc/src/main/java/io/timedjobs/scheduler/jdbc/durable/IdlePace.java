@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.jdbc.durable;
 
 import io.timedjobs.scheduler.Ticker;
 import io.timedjobs.scheduler.jdbc.database.BeatRide;
+import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;
@@ -18,12 +19,12 @@ import org.jspecify.annotations.Nullable;
  * of: the lookahead ahead of the earliest pending task's due time; {@linkplain #wakeBy a wake-up
  * requested} (a task announced by another instance, a hand-back); a look that finds work about.
  * It looks (the next-event query) with each heartbeat, which carries that query ({@link #ride()},
- * PostgreSQL): every half lease, at no statement of its own. Should no beat bring a look for the
+ * PostgreSQL): every {@linkplain LeaseRule#beatInterval beat interval}, at no statement of its own. Should no beat bring a look for the
  * idle interval and two polls, it looks on its own (one statement).
  *
  * <p>Why a sleeper misses nothing: a task pending when it looked wakes it in time; a task scheduled
  * after is announced to it, unless the instance that scheduled it claimed it; a claim made while it
- * sleeps is seen at its next look, within half a lease, so before the claim can expire, and from then
+ * sleeps is seen at its next look, within a beat interval, so before the claim can expire, and from then
  * on the instance polls at every interval and rescues the claim within the lease and a poll, as an
  * awake one does. Should the notifications stop (a lost connection), it polls at every interval.
  */
@@ -71,10 +72,12 @@ final class IdlePace {
         return sleeping ? ride : null;
     }
 
-    /** The longest sleep: half the lease, so that a claim made meanwhile is seen before it can expire. */
+    /**
+     * The longest sleep: the beat interval, since each beat brings a look, so that a claim made
+     * meanwhile is seen before it can expire.
+     */
     static Duration idleInterval(DurableTaskSettings settings) {
-        Duration half = settings.lease().dividedBy(2);
-        return half.compareTo(settings.pollInterval()) < 0 ? settings.pollInterval() : half;
+        return LeaseRule.beatInterval(settings.lease(), settings.pollInterval());
     }
 
     /** Whether it sleeps now. */

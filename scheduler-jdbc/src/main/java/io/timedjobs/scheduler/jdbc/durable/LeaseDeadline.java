@@ -2,9 +2,10 @@ package io.timedjobs.scheduler.jdbc.durable;
 
 /**
  * Thread-safe: until when this instance's claims are known to be held. Before the first renewal,
- * the first claim's lease bounds it; after, each renewal moves it. The runner reads it when the
- * database cannot be asked whether a claim still holds, since nobody can take a claim over before
- * its lease ends.
+ * the first claim's lease bounds it; after, each renewal moves it to the renewal's start plus the
+ * renewal window of {@link io.timedjobs.scheduler.jdbc.database.LeaseRule}. The runner reads it when
+ * the database cannot be asked whether a claim still holds, since nobody can take a claim over
+ * before its lease ends.
  *
  * <p>It also counts lapses: renewals that came after the leases had already run out (the process
  * was paused, or the database out of reach, for longer than the lease). Across a lapse another

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.jdbc.CatchUp;
 import io.timedjobs.scheduler.jdbc.CatchUp.Policy;
+import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;

@@ -7,6 +7,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.StatementLog;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
@@ -52,7 +53,7 @@ class IdleInstanceTest {
                 database.tables(),
                 "idle",
                 LEASE,
-                ClusterInstance.beatInterval(LEASE, POLL),
+                LeaseRule.beatInterval(LEASE, POLL),
                 duration -> {});
         ClusterHeartbeat heartbeat =
                 new ClusterHeartbeat(instance, clock, new OutageLog(IdleInstanceTest.class, "idle"), POLL, ticker);

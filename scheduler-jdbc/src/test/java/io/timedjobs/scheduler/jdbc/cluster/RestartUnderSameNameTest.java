@@ -12,6 +12,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
@@ -86,7 +87,7 @@ class RestartUnderSameNameTest {
                 database.tables(),
                 "a",
                 lease,
-                ClusterInstance.beatInterval(lease, poll),
+                LeaseRule.beatInterval(lease, poll),
                 ticker::advance); // the watch of the crashed process's row takes two beat intervals
         DatabaseClock clock = new DatabaseClock(database.jdbc(), database.dialect(), Clock.systemUTC(), ticker);
         ClusterHeartbeat heartbeat = new ClusterHeartbeat(

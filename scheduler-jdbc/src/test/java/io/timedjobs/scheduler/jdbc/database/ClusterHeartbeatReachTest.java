@@ -40,7 +40,7 @@ class ClusterHeartbeatReachTest {
                 cluster.tables(),
                 "reach",
                 LEASE,
-                ClusterInstance.beatInterval(LEASE, POLL),
+                LeaseRule.beatInterval(LEASE, POLL),
                 duration -> {});
         heartbeat = new ClusterHeartbeat(
                 instance, clock, new OutageLog(ClusterHeartbeatReachTest.class, "reach"), POLL, ticker);
@@ -80,7 +80,7 @@ class ClusterHeartbeatReachTest {
      */
     @Test
     void shouldMeasureTheFirstReadAfterAnIdleSpellFromTheWatchStart() {
-        Duration idle = ClusterInstance.beatInterval(LEASE, POLL).minus(POLL);
+        Duration idle = LeaseRule.beatInterval(LEASE, POLL).minus(POLL);
         pollAfter(idle);
         assertThat(log.executed()).isEmpty();
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.jdbc.CatchUp.Policy;
-import io.timedjobs.scheduler.jdbc.cluster.CatchUpPolicy;
+import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
 import io.timedjobs.scheduler.testsupport.TestDelays;

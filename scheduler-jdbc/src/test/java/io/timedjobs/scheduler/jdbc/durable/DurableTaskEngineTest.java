@@ -13,6 +13,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.StatementLog;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
@@ -383,7 +384,7 @@ class DurableTaskEngineTest {
         List<String> renewals = log.containing("SET lease_until");
         assertThat(renewals)
                 .as("lease renewals of two instances over three leases")
-                .hasSizeLessThanOrEqualTo(2 * (3 * DurableTaskPoll.RENEWALS_PER_LEASE + 2));
+                .hasSizeLessThanOrEqualTo(2 * (3 * LeaseRule.RENEWALS_PER_LEASE + 2));
     }
 
     /**
@@ -404,7 +405,7 @@ class DurableTaskEngineTest {
                 database.tables(),
                 "a",
                 lease,
-                ClusterInstance.beatInterval(lease, poll),
+                LeaseRule.beatInterval(lease, poll),
                 duration -> {});
         ClusterHeartbeat heartbeat =
                 new ClusterHeartbeat(instance, clock, new OutageLog(DurableTaskEngineTest.class, "a"), poll, ticker);

@@ -9,6 +9,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.StatementLog;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
@@ -85,7 +86,7 @@ class DurableTaskNotificationTest {
                 database.tables(),
                 "sleeper",
                 lease,
-                ClusterInstance.beatInterval(lease, poll),
+                LeaseRule.beatInterval(lease, poll),
                 duration -> {});
         ClusterHeartbeat heartbeat = new ClusterHeartbeat(
                 instance, clock, new OutageLog(DurableTaskNotificationTest.class, "sleeper"), poll, ticker);

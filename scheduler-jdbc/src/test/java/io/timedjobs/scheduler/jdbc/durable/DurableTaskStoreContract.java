@@ -230,7 +230,7 @@ abstract class DurableTaskStoreContract {
         store.upsert("mail", "k", null, null, now());
         store.claimDue("a", LOOKAHEAD, EXPIRED, HANDLERS, 1);
 
-        assertThat(store.heartbeat("a", LEASE)).isEqualTo(1);
+        assertThat(store.renewLeases("a", LEASE)).isEqualTo(1);
 
         assertThat(store.claimExpired("b", LEASE, HANDLERS, 100)).isEmpty();
     }
@@ -247,7 +247,7 @@ abstract class DurableTaskStoreContract {
         ClaimedTask fresh = store.claimDue("a", LOOKAHEAD, LEASE, HANDLERS, 1).get(0);
         assertThat(fresh.key()).isEqualTo("fresh");
 
-        assertThat(store.heartbeat("a", LEASE, LEASE.dividedBy(2))).isEqualTo(1);
+        assertThat(store.renewLeases("a", LEASE, LEASE.dividedBy(2))).isEqualTo(1);
 
         assertThat(store.claimExpired("b", LEASE, HANDLERS, 100)).isEmpty();
         assertThat(store.start(fresh, "a", LEASE))
