@@ -352,10 +352,7 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
             PoolSettings settings = poolSettings();
             WorkerPool pool = new WorkerPool(settings);
             LeaderFollowerScheduler scheduler = new LeaderFollowerScheduler(pool);
-            if (settings.ticker() instanceof ManualTicker manual) {
-                manual.onAdvance(pool.timeAdvancedCallback());
-                manual.watch(scheduler);
-            }
+            settings.ticker().register(scheduler);
             if (prestartsWorker()) {
                 pool.prestartWorker();
             }

@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
  * Immutable, made once by the public builder (which validates every value) and read by the {@link
  * WorkerPool} it configures: every setting of a pool.
  *
+ * @param tickerAdvancedByHand the ticker does not {@linkplain Ticker#movesWithRealTime() move with
+ *     real time}: the leader never waits timed, it waits for the ticker's advance to wake it
  * @param taskThreadFactory makes a thread of its own for each due task (a virtual thread); null to
  *     run each task on the worker that took it
  * @param concurrencyLimit with a task thread factory, the most tasks running at once; 0 for no
@@ -26,7 +28,7 @@ public record PoolSettings(
         int poolSize,
         ThreadFactory threadFactory,
         Ticker ticker,
-        boolean tickerIsManual,
+        boolean tickerAdvancedByHand,
         Clock clock,
         MisfirePolicy misfirePolicy,
         TaskErrorHandler errorHandler,

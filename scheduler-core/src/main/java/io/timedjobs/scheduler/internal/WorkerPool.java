@@ -52,7 +52,7 @@ public final class WorkerPool extends ScheduledTask.Owner {
         this.poolSize = settings.poolSize();
         this.keepRepeatingAfterShutdown = settings.continueExistingPeriodicTasksAfterShutdown();
         this.keepRepeatingAfterFailure = settings.keepRepeatingAfterFailure();
-        this.queue = new LeaderFollowerDelayQueue(ticker, !settings.tickerIsManual());
+        this.queue = new LeaderFollowerDelayQueue(ticker, !settings.tickerAdvancedByHand());
         Set<PoolThread> poolThreads = ConcurrentHashMap.newKeySet();
         this.loop = new WorkerLoop(settings, queue, poolThreads, this::ownThreadsEnded);
         this.lifecycle = new PoolLifecycle(settings, queue, loop, poolThreads);
