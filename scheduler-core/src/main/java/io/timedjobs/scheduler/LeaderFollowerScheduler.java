@@ -1,7 +1,5 @@
 package io.timedjobs.scheduler;
 
-import io.timedjobs.scheduler.internal.PoolSettings;
-import io.timedjobs.scheduler.internal.WorkerPool;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;

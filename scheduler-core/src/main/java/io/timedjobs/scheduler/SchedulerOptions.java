@@ -1,6 +1,5 @@
 package io.timedjobs.scheduler;
 
-import io.timedjobs.scheduler.internal.PoolSettings;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
