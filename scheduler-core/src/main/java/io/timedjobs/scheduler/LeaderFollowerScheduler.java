@@ -1,7 +1,5 @@
 package io.timedjobs.scheduler;
 
-import io.timedjobs.scheduler.internal.PoolSettings;
-import io.timedjobs.scheduler.internal.WorkerPool;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
@@ -352,10 +350,7 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
             PoolSettings settings = poolSettings();
             WorkerPool pool = new WorkerPool(settings);
             LeaderFollowerScheduler scheduler = new LeaderFollowerScheduler(pool);
-            if (settings.ticker() instanceof ManualTicker manual) {
-                manual.onAdvance(pool.timeAdvancedCallback());
-                manual.watch(scheduler);
-            }
+            settings.ticker().register(scheduler);
             if (prestartsWorker()) {
                 pool.prestartWorker();
             }

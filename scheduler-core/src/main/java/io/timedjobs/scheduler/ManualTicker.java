@@ -174,8 +174,25 @@ public final class ManualTicker implements Ticker {
      * #startingNow(Duration)}: the real time until the first advance, then the real time of the
      * first advance plus the time advanced since).
      */
+    @Override
     public Clock clock() {
         return new TickerClock(ZoneOffset.UTC);
+    }
+
+    /** Answers false: this ticker moves only when {@linkplain #advance(Duration) advanced}. */
+    @Override
+    public boolean movesWithRealTime() {
+        return false;
+    }
+
+    /**
+     * Wakes the scheduler's leader at each advance and, for a ticker made by {@link
+     * #startingNow(Duration)}, makes each advance wait for the scheduler's due executions.
+     */
+    @Override
+    public void register(LeaderFollowerScheduler scheduler) {
+        onAdvance(scheduler.pool().timeAdvancedCallback());
+        watch(scheduler);
     }
 
     /** Registers a callback run after every advance; used by the scheduler to wake its leader. */

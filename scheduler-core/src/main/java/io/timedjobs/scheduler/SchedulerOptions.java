@@ -1,6 +1,5 @@
 package io.timedjobs.scheduler;
 
-import io.timedjobs.scheduler.internal.PoolSettings;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
@@ -112,8 +111,8 @@ abstract class SchedulerOptions {
 
     /**
      * Sets the wall clock that {@link Recurrence} rules see and that decides when their
-     * executions may start; default the system UTC clock, or the clock of a {@link
-     * ManualTicker} when one is the ticker.
+     * executions may start; default the {@linkplain Ticker#clock() ticker's clock}: the system UTC
+     * clock, or the clock of a {@link ManualTicker} when one is the ticker.
      */
     public LeaderFollowerScheduler.Builder clock(Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -225,14 +224,13 @@ abstract class SchedulerOptions {
         if (factory == null) {
             factory = taskThreads != null ? taskThreads : DefaultThreadFactories.named(threadNamePrefix, daemon);
         }
-        boolean manual = ticker instanceof ManualTicker;
-        Clock wallClock = clock != null ? clock : manual ? ((ManualTicker) ticker).clock() : Clock.systemUTC();
+        Clock wallClock = clock != null ? clock : ticker.clock();
         return new PoolSettings(
                 "LeaderFollowerScheduler-" + number,
                 poolSize,
                 factory,
                 ticker,
-                manual,
+                !ticker.movesWithRealTime(),
                 wallClock,
                 misfirePolicy,
                 errorHandler,

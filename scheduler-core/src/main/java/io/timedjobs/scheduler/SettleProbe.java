@@ -1,6 +1,5 @@
 package io.timedjobs.scheduler;
 
-import io.timedjobs.scheduler.internal.WorkerPool;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -64,6 +63,12 @@ final class SettleProbe {
         return description.toString();
     }
 
+    /** Whether the class is the engine's own: a class of this package, not of a package below it. */
+    private static boolean isEngine(String type) {
+        String engine = SettleProbe.class.getPackageName() + '.';
+        return type.startsWith(engine) && type.indexOf('.', engine.length()) < 0;
+    }
+
     /** The first frame of code outside the JDK, Spring and this scheduler: the task's own. */
     private static @Nullable StackTraceElement firstApplicationFrame(StackTraceElement[] stack) {
         for (StackTraceElement frame : stack) {
@@ -73,8 +78,7 @@ final class SettleProbe {
                     || type.startsWith("jdk.")
                     || type.startsWith("sun.")
                     || type.startsWith("org.springframework.")
-                    || type.startsWith("io.timedjobs.scheduler.internal.")
-                    || type.startsWith("io.timedjobs.scheduler.LeaderFollowerScheduler")
+                    || isEngine(type)
                     || type.startsWith("io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler")
                     || type.startsWith("io.timedjobs.scheduler.spring.PauseGate"))) {
                 return frame;

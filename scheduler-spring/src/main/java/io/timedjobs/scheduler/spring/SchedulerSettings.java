@@ -2,7 +2,6 @@ package io.timedjobs.scheduler.spring;
 
 import io.timedjobs.scheduler.ExecutionListener;
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
-import io.timedjobs.scheduler.ManualTicker;
 import io.timedjobs.scheduler.MisfirePolicy;
 import io.timedjobs.scheduler.Ticker;
 import java.time.Clock;
@@ -140,8 +139,10 @@ public abstract class SchedulerSettings {
     }
 
     /**
-     * Sets the monotonic time source of the engine; default {@link Ticker#system()}. With a {@link
-     * ManualTicker} and no {@linkplain #setClock clock}, the ticker's clock becomes the clock.
+     * Sets the monotonic time source of the engine; default {@link Ticker#system()}. With a ticker
+     * that does not {@linkplain Ticker#movesWithRealTime() move with real time}, such as a {@link
+     * io.timedjobs.scheduler.ManualTicker}, and no {@linkplain #setClock clock}, the ticker's clock
+     * becomes the clock.
      */
     public void setTicker(Ticker ticker) {
         checkNotInitialized("ticker");
@@ -157,15 +158,20 @@ public abstract class SchedulerSettings {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    /** Returns the configured clock, else a manual ticker's clock, else the system clock. */
+    /**
+     * Returns the configured clock, else the clock of a ticker that does not move with real time
+     * (a manual ticker's), else the system clock.
+     */
     final Clock resolveClock() {
         Clock configured = clock;
         if (configured != null) {
             return configured;
         }
-        if (ticker instanceof ManualTicker manual) {
-            return manual.clock();
+        Ticker configuredTicker = ticker;
+        if (configuredTicker != null && !configuredTicker.movesWithRealTime()) {
+            return configuredTicker.clock();
         }
+        // A ticker that moves with real time agrees with any real clock: Spring's default zone.
         return Clock.systemDefaultZone();
     }
 
