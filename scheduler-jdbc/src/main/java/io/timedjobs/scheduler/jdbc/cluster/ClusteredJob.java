@@ -18,8 +18,7 @@ import org.springframework.scheduling.TriggerContext;
 /**
  * Called by one scheduler, one call at a time: {@link #nextExecution(TriggerContext)} and {@link
  * #run()} alternate (a trigger task's next execution is computed after its run), possibly on
- * different threads, so the fields that pass between them are volatile and never written
- * concurrently.
+ * different threads, so the fields passed between them are volatile, never written concurrently.
  *
  * <p>One clustered {@code @Scheduled} job on this instance: both the {@link Trigger} and the
  * {@link Runnable} handed to the scheduler.

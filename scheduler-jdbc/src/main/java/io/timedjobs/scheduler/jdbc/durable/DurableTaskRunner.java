@@ -40,9 +40,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * (the start in flight for an eighth of the database timeout, see {@link StartWait}), so such a task
  * starts on time. Short of that, the start's answer is awaited: it is what fences a task the
  * application cancelled, rescheduled or replaced since the claim; a refusal that comes after the
- * task ran anyway is logged at WARN. Each of those
- * calls waits on the database at most the database timeout (see {@code ClusterDatabase#jdbc()}), on
- * the engine's own workers, never on the workers of {@code @Scheduled} jobs.
+ * task ran anyway is logged at WARN. Each of those calls waits on the database at most the
+ * database timeout ({@code ClusterDatabase#jdbc()}), on the engine's workers, not on jobs' workers.
  */
 final class DurableTaskRunner {
 
@@ -167,9 +166,8 @@ final class DurableTaskRunner {
     }
 
     /**
-     * As {@link #run(ClaimedTask, Instant)} with no wait, for a caller that runs a task on its own
-     * thread and reads the outcome next (test support): the completion is written before it returns,
-     * never left waiting for company.
+     * As {@link #run(ClaimedTask, Instant)} on the calling thread (test support); the completion is
+     * written before it returns, never left waiting for company.
      */
     boolean runHere(ClaimedTask claimed) {
         return run(claimed, Instant.MIN, true);
