@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -84,15 +83,8 @@ public final class JobStore {
     /** Fires going on here, and whether more may begin: see {@link Departure}. */
     private final Departure departure = new Departure();
 
-    /** Jobs whose run lease this instance holds, as far as it knows; see {@link #heldLeases()}. */
-    private final Set<String> held = ConcurrentHashMap.newKeySet();
-
-    /**
-     * Jobs whose run lease this instance gave up since the heartbeat's last poll: a run frozen past
-     * its lease ends the moment the process resumes, before the heartbeat finds the silence, and it
-     * was held all through that silence; see {@link #heldSinceLastPoll()}.
-     */
-    private final Set<String> releasedSincePoll = ConcurrentHashMap.newKeySet();
+    /** The run leases this instance holds, and those it gave up since the heartbeat's last poll. */
+    private final HeldLeases held = new HeldLeases();
 
     /** Creates the store of the jobs and fires tables, acting as {@code instance}. */
     public JobStore(ClusterDatabase database, ClusterInstance instance) {
@@ -302,7 +294,7 @@ public final class JobStore {
                 },
                 binds.toArray()));
         if (result.lease() == Lease.TAKEN || result.lease() == Lease.TAKEN_OVER) {
-            held.add(job);
+            held.took(job);
         }
         return result;
     }
@@ -318,7 +310,7 @@ public final class JobStore {
     Lease acquireLease(String job, Duration maxRunTime) {
         int free = jdbc.update(sql.takeFreeLease(), instance.name(), maxRunTime.toMillis(), job, instance.name());
         if (free == 1) {
-            held.add(job);
+            held.took(job);
             return Lease.TAKEN;
         }
         int expired = jdbc.update(
@@ -328,7 +320,7 @@ public final class JobStore {
                 job,
                 instance.deadAfterMillisParameter());
         if (expired == 1) {
-            held.add(job);
+            held.took(job);
             return Lease.TAKEN_OVER;
         }
         return Lease.BUSY;
@@ -397,7 +389,7 @@ public final class JobStore {
      * instance may take over if this one falls silent for longer than the lease.
      */
     public List<String> heldLeases() {
-        return held.stream().sorted().toList();
+        return held.held();
     }
 
     /**
@@ -405,28 +397,27 @@ public final class JobStore {
      * poll ({@link #polled()}): what it held through a silence that poll finds.
      */
     public List<String> heldSinceLastPoll() {
-        Set<String> jobs = new java.util.TreeSet<>(held);
-        jobs.addAll(releasedSincePoll);
-        return List.copyOf(jobs);
+        return held.heldSinceLastPoll();
     }
 
-    /** Called after each poll of the heartbeat: leases given up before it are no longer reported. */
+    /** Called as each poll of the heartbeat begins its actions; see {@link HeldLeases#pollBegins()}. */
+    void pollBegins() {
+        held.pollBegins();
+    }
+
+    /** Called after each poll of the heartbeat: leases given up before it began are no longer reported. */
     void polled() {
-        releasedSincePoll.clear();
+        held.polled();
     }
 
     /** Notes a run lease taken by a statement of another store (see {@link DelayedFireStore}). */
     void took(String job) {
-        held.add(job);
+        held.took(job);
     }
 
     /** Notes a run lease given up (its release written, or tried): see {@link #heldSinceLastPoll()}. */
     void released(String job) {
-        held.remove(job);
-        synchronized (held) {
-            held.notifyAll(); // see awaitNoLeases
-        }
-        releasedSincePoll.add(job);
+        held.released(job);
     }
 
     /** Deletes fire records older than {@code keep}; returns how many. */

@@ -176,6 +176,30 @@ class JobStoreTest {
 
         assertThat(f.a().heldLeases()).isEmpty();
         assertThat(f.a().heldSinceLastPoll()).as("given up since the last poll").containsExactly("job");
+        f.a().pollBegins();
+        f.a().polled();
+        assertThat(f.a().heldSinceLastPoll()).isEmpty();
+    }
+
+    /**
+     * A lease given up while a poll runs (a process frozen inside the poll's actions resumes there,
+     * and its run ends) is still reported after that poll ends, to the next poll's silence check.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldReportALeaseGivenUpDuringAPollUntilTheNextPollEnds(TestDatabases.Kind kind) {
+        Fixture f = fixture(kind);
+        f.a().definitions().register("job", CRON, null, null);
+        f.a().acquireLease("job", LONG);
+
+        f.a().pollBegins();
+        f.a().releaseLease("job");
+        f.a().polled();
+
+        assertThat(f.a().heldSinceLastPoll())
+                .as("given up after the poll began")
+                .containsExactly("job");
+        f.a().pollBegins();
         f.a().polled();
         assertThat(f.a().heldSinceLastPoll()).isEmpty();
     }
