@@ -136,7 +136,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         Duration keep = fireHorizon.multipliedBy(2);
         this.firesKept = keep;
         long pruneEveryNanos = fireHorizon.toNanos();
-        heartbeat.addPollAction(store::pollBegins);
+        heartbeat.addPollStartAction(store::pollBegins);
         heartbeat.addPollAction(() -> {
             long now = System.nanoTime();
             // While an outage is known, fires skip the database: this poll is what finds it back.

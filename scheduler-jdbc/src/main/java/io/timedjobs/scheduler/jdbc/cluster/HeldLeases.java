@@ -52,7 +52,7 @@ final class HeldLeases {
         return List.copyOf(jobs);
     }
 
-    /** Called as each poll of the heartbeat begins its actions: marks the releases seen so far. */
+    /** Called as each poll of the heartbeat begins, before its silence check: marks the releases seen so far. */
     void pollBegins() {
         releasesAtPollStart = releases.get();
     }

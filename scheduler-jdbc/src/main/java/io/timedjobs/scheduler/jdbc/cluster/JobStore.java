@@ -400,7 +400,7 @@ public final class JobStore {
         return held.heldSinceLastPoll();
     }
 
-    /** Called as each poll of the heartbeat begins its actions; see {@link HeldLeases#pollBegins()}. */
+    /** Called as each poll of the heartbeat begins, before its silence check; see {@link HeldLeases#pollBegins()}. */
     void pollBegins() {
         held.pollBegins();
     }

@@ -59,6 +59,9 @@ public final class ClusterHeartbeat implements SmartLifecycle {
     private final Duration pollInterval;
     private final List<Runnable> pollActions = new CopyOnWriteArrayList<>();
 
+    /** Run at the very start of each poll, before its silence check; see {@link #addPollStartAction}. */
+    private final List<Runnable> pollStartActions = new CopyOnWriteArrayList<>();
+
     /** Run by stop(), before the row is removed. */
     private final List<Runnable> stopActions = new CopyOnWriteArrayList<>();
 
@@ -123,6 +126,16 @@ public final class ClusterHeartbeat implements SmartLifecycle {
      */
     public void addPollAction(Runnable action) {
         pollActions.add(Objects.requireNonNull(action, "action"));
+    }
+
+    /**
+     * Adds an action run on the poll thread as each poll begins, before it checks for a silence:
+     * where a holder marks what it held as the poll began. A process frozen anywhere in a poll (its
+     * beat included) resumes inside it, so what ends then comes after the mark and is still named by
+     * the next poll's silence check. Must not throw or call the database.
+     */
+    public void addPollStartAction(Runnable action) {
+        pollStartActions.add(Objects.requireNonNull(action, "action"));
     }
 
     /**
@@ -191,6 +204,7 @@ public final class ClusterHeartbeat implements SmartLifecycle {
      * nothing, until the name is free.
      */
     private void poll(boolean startUp) {
+        pollStartActions.forEach(Runnable::run);
         long sent = ticker.read();
         checkSilence(sent);
         boolean beatDue = !registered

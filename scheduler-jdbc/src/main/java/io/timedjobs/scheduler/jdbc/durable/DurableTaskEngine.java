@@ -158,7 +158,7 @@ public final class DurableTaskEngine {
                 handlers.keySet(),
                 commitClaims::claimDue);
         heartbeat.setBeatRide(this::beatRide);
-        heartbeat.addPollAction(runner::pollBegins);
+        heartbeat.addPollStartAction(runner::pollBegins);
         heartbeat.addPollAction(this::poll);
         heartbeat.addPollAction(runner::polled);
         heartbeat.addHoldings(this::holdings);

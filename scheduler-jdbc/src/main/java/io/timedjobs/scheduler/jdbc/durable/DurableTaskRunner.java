@@ -500,7 +500,7 @@ final class DurableTaskRunner {
         return List.copyOf(held);
     }
 
-    /** Called as each poll of the heartbeat begins its actions: marks the ends seen so far. */
+    /** Called as each poll of the heartbeat begins, before its silence check: marks the ends seen so far. */
     void pollBegins() {
         endsAtPollStart = ends.get();
     }
