@@ -215,7 +215,8 @@ final class DurableOutcomes {
         if (leases.lapses() != lapsesAtStart || !leases.held()) {
             logger.warn(task + " " + outcome + " after its claim was taken over; it may have run again elsewhere"
                     + " (the leases of instance " + owner + " lapsed while it ran: a pause of the process or a"
-                    + " database out of reach for longer than the lease); its outcome here was refused");
+                    + " database out of reach for longer than its leases were known to hold, three quarters of"
+                    + " timed-jobs.cluster.lease after a renewal); its outcome here was refused");
         } else {
             logger.info("The outcome of " + task + " (" + outcome + ") was refused: it was cancelled, changed or"
                     + " taken over by another instance since it was claimed");

@@ -136,7 +136,7 @@ final class DurableTaskPoll {
         store.renewLeases(owner, settings.lease(), window);
         // A claim left alone ends later than the window from now, not a full lease: the leases are
         // known held that far, and not further.
-        leases.renewed(before, window.toNanos());
+        leases.renewed(before, System.nanoTime(), window.toNanos());
         lastRenewalNanos = before;
         renewedOnce = true;
     }

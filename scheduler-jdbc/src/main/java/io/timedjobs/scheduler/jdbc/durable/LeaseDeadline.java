@@ -7,10 +7,15 @@ package io.timedjobs.scheduler.jdbc.durable;
  * the database cannot be asked whether a claim still holds, since nobody can take a claim over
  * before its lease ends.
  *
- * <p>It also counts lapses: renewals that came after the leases had already run out (the process
- * was paused, or the database out of reach, for longer than the lease). Across a lapse another
- * instance may have taken this one's claims over; a runner compares the count at a task's start and
- * at its outcome to tell. A renewal before any claim is no lapse: there was nothing to lose.
+ * <p>It also counts lapses: renewals answered after the deadline (the process was paused, or the
+ * database out of reach, for longer than the leases were known to hold: three quarters of a lease
+ * after a renewal). Across a lapse another instance may have taken this one's claims over; a runner
+ * compares the count at a task's start and at its outcome to tell. A renewal before any claim is no
+ * lapse: there was nothing to lose.
+ *
+ * <p>A claim whose row a start statement held locked as a renewal ran is left alone by it (the
+ * renewal skips locked rows); should that start then fail, the claim keeps the lease of the renewal
+ * before, up to a quarter of a lease shorter than this deadline. The next renewal catches it up.
  */
 final class LeaseDeadline {
 
@@ -41,12 +46,15 @@ final class LeaseDeadline {
     }
 
     /**
-     * Records a renewal whose statement was sent at {@code sentNanos} (System.nanoTime()), after
-     * which every claim held ends {@code heldNanos} later at the earliest: the shortest lease any of
-     * them has, not the longest, or a claim taken over would still look held here.
+     * Records a renewal whose statement was sent at {@code sentNanos} and answered at {@code
+     * answeredNanos} (System.nanoTime()), after which every claim held ends {@code heldNanos} after
+     * the sending at the earliest: the shortest lease any of them has, not the longest, or a claim
+     * taken over would still look held here. It is a lapse when the answer came after the deadline:
+     * the statement may have run only then (a process frozen between reading the time and sending),
+     * and the claims it renewed may have been taken over before it.
      */
-    synchronized void renewed(long sentNanos, long heldNanos) {
-        if (bounding && sentNanos - heldUntilNanos >= 0) {
+    synchronized void renewed(long sentNanos, long answeredNanos, long heldNanos) {
+        if (bounding && answeredNanos - heldUntilNanos >= 0) {
             lapses = lapses + 1;
         }
         bounding = true;

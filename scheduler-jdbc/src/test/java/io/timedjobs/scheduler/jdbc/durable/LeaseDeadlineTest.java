@@ -13,12 +13,12 @@ class LeaseDeadlineTest {
     void shouldCountARenewalAfterTheLeaseRanOutAsALapse() {
         LeaseDeadline leases = new LeaseDeadline();
         long now = System.nanoTime();
-        leases.renewed(now, LEASE);
-        leases.renewed(now + LEASE / 2, LEASE);
+        leases.renewed(now, now, LEASE);
+        leases.renewed(now + LEASE / 2, now + LEASE / 2, LEASE);
         assertThat(leases.lapses()).isZero();
         assertThat(leases.held()).isTrue();
 
-        leases.renewed(now + LEASE / 2 + LEASE + 1, LEASE);
+        leases.renewed(now + LEASE / 2 + LEASE + 1, now + LEASE / 2 + LEASE + 1, LEASE);
         assertThat(leases.lapses()).isEqualTo(1);
     }
 
@@ -34,14 +34,14 @@ class LeaseDeadlineTest {
         leases.claimed(now, LEASE);
         leases.claimed(now + LEASE, LEASE);
         assertThat(leases.held()).isTrue();
-        leases.renewed(now + LEASE + 1, LEASE);
+        leases.renewed(now + LEASE + 1, now + LEASE + 1, LEASE);
         assertThat(leases.lapses())
                 .as("the first claim's lease ran out before it")
                 .isEqualTo(1);
 
         LeaseDeadline inTime = new LeaseDeadline();
         inTime.claimed(now, LEASE);
-        inTime.renewed(now + LEASE / 2, LEASE);
+        inTime.renewed(now + LEASE / 2, now + LEASE / 2, LEASE);
         assertThat(inTime.lapses()).isZero();
     }
 
@@ -50,7 +50,20 @@ class LeaseDeadlineTest {
     void shouldNotCountAFirstRenewalWithoutAClaimBeforeIt() {
         LeaseDeadline leases = new LeaseDeadline();
         assertThat(leases.held()).isFalse();
-        leases.renewed(System.nanoTime() + 10 * LEASE, LEASE);
+        leases.renewed(System.nanoTime() + 10 * LEASE, System.nanoTime() + 10 * LEASE, LEASE);
         assertThat(leases.lapses()).isZero();
+    }
+
+    /**
+     * A renewal sent before the deadline but answered after it is a lapse: the process may have
+     * frozen between reading the time and sending the statement, which then ran too late.
+     */
+    @Test
+    void shouldCountARenewalAnsweredAfterTheDeadlineAsALapse() {
+        LeaseDeadline leases = new LeaseDeadline();
+        long now = System.nanoTime();
+        leases.renewed(now, now, LEASE);
+        leases.renewed(now + LEASE / 2, now + LEASE + 1, LEASE);
+        assertThat(leases.lapses()).isEqualTo(1);
     }
 }
