@@ -204,7 +204,9 @@ public record CatchUpPolicy(Policy mode, Duration window, int maxFires) {
                 }
                 kept.pollFirst();
             }
-            kept.addLast(fire);
+            if (keep > 0) {
+                kept.addLast(fire);
+            }
         }
         return new Missed(List.copyOf(kept), count > kept.size());
     }

@@ -28,8 +28,9 @@ class LeaseRuleTest {
     void shouldRenewEveryQuarterLeaseTheClaimsEndingWithinThreeQuartersAndRescueWithinLeasePlusPoll() {
         assertThat(LeaseRule.renewalInterval(LEASE)).isEqualTo(Duration.ofMillis(7500));
         assertThat(LeaseRule.renewalWindow(LEASE)).isEqualTo(Duration.ofMillis(22500));
-        assertThat(LEASE.minus(LeaseRule.renewalWindow(LEASE)).plus(LeaseRule.renewalInterval(LEASE)))
-                .isLessThanOrEqualTo(LEASE.dividedBy(2));
+        assertThat(LeaseRule.renewalWindow(LEASE).minus(LeaseRule.renewalInterval(LEASE)))
+                .as("the least lease a claim has left as a renewal comes")
+                .isEqualTo(LEASE.dividedBy(2));
         assertThat(LeaseRule.rescueBound(LEASE, POLL)).isEqualTo(Duration.ofSeconds(31));
     }
 

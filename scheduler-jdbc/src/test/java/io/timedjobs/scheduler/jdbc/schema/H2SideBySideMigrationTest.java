@@ -72,10 +72,16 @@ class H2SideBySideMigrationTest {
                         .boxed()
                         .toList());
         assertThat(jdbc.queryForObject(
-                        "SELECT COUNT(*) FROM timed_jobs_jobs WHERE caught_up_to IS NULL", Integer.class))
-                .isZero();
-        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM timed_jobs_run_history", Integer.class))
-                .isZero();
+                        "SELECT COUNT(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = 'TIMED_JOBS_JOBS'"
+                                + " AND COLUMN_NAME = 'CAUGHT_UP_TO'",
+                        Integer.class))
+                .as("version 4's column, once")
+                .isEqualTo(1);
+        assertThat(jdbc.queryForObject(
+                        "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = 'TIMED_JOBS_RUN_HISTORY'",
+                        Integer.class))
+                .as("version 5's table")
+                .isEqualTo(1);
     }
 
     /** What the other process does, at one moment of this one's migration. */
