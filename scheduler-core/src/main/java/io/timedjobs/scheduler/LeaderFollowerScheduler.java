@@ -351,6 +351,12 @@ public final class LeaderFollowerScheduler extends AbstractExecutorService
             WorkerPool pool = new WorkerPool(settings);
             LeaderFollowerScheduler scheduler = new LeaderFollowerScheduler(pool);
             settings.ticker().register(scheduler);
+            if (!settings.ticker().movesWithRealTime() && !pool.wokenByTicker()) {
+                // its leader would wait for a move nobody announces, and never run a task
+                throw new IllegalArgumentException("The ticker " + settings.ticker() + " does not move with real time"
+                        + " but did not register to wake the scheduler as it moves; use ManualTicker, or a ticker"
+                        + " whose movesWithRealTime() answers true");
+            }
             if (prestartsWorker()) {
                 pool.prestartWorker();
             }

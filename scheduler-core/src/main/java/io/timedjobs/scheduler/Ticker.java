@@ -24,7 +24,9 @@ public interface Ticker {
      * Returns whether this ticker moves on its own, with real time, so that a thread may wait for a
      * later reading by sleeping for the difference; default true. A ticker that moves only when
      * told to answers false, and then wakes the schedulers {@linkplain #register registered} with
-     * it whenever it moves.
+     * it whenever it moves: {@link ManualTicker} does; a scheduler built on any other ticker that
+     * answers false is refused with an {@link IllegalArgumentException}, since its leader would wait
+     * for a wake-up that never comes.
      */
     default boolean movesWithRealTime() {
         return true;
@@ -32,7 +34,9 @@ public interface Ticker {
 
     /**
      * Returns a wall clock in UTC that agrees with this ticker; default the system's. A scheduler
-     * built on this ticker uses it unless given a clock of its own.
+     * built on this ticker uses it unless given a clock of its own; the Spring {@code TaskScheduler}
+     * uses it only for a ticker that does not {@linkplain #movesWithRealTime() move with real time},
+     * and Spring's default-zone system clock otherwise.
      */
     default Clock clock() {
         return Clock.systemUTC();

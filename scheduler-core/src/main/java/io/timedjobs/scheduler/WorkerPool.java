@@ -56,9 +56,18 @@ final class WorkerPool extends ScheduledTask.Owner {
         this.lifecycle = new PoolLifecycle(settings, queue, loop, poolThreads);
     }
 
+    /** Whether a ticker took {@link #timeAdvancedCallback()}, to wake this pool's leader as it moves. */
+    private volatile boolean wokenByTicker;
+
     /** Returns the callback that a manual ticker runs after each advance. */
     public Runnable timeAdvancedCallback() {
+        wokenByTicker = true;
         return queue::timeAdvanced;
+    }
+
+    /** Whether a ticker registered to wake this pool's leader as it moves. */
+    boolean wokenByTicker() {
+        return wokenByTicker;
     }
 
     // ---------------------------------------------------------------------------------------------

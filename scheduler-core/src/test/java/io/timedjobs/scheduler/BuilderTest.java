@@ -42,6 +42,38 @@ class BuilderTest {
         scheduler.shutdown();
     }
 
+    /**
+     * A ticker that does not move with real time and does not wake the scheduler as it moves is
+     * refused at build, naming it, rather than leaving a leader that waits forever.
+     */
+    @Test
+    void shouldRefuseATickerThatNeitherMovesWithRealTimeNorWakesTheScheduler() {
+        Ticker stopped = new Ticker() {
+            @Override
+            public long read() {
+                return 0L;
+            }
+
+            @Override
+            public boolean movesWithRealTime() {
+                return false;
+            }
+
+            @Override
+            public String toString() {
+                return "StoppedTicker";
+            }
+        };
+        assertThatThrownBy(
+                        () -> LeaderFollowerScheduler.builder().ticker(stopped).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("StoppedTicker")
+                .hasMessageContaining("does not move with real time");
+        LeaderFollowerScheduler manual =
+                LeaderFollowerScheduler.builder().ticker(new ManualTicker()).build();
+        manual.shutdown();
+    }
+
     /** Workers are named with the prefix, are not daemons by default, and can be daemons. */
     @Test
     void shouldNameWorkerThreads() throws Exception {
