@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.jdbc.database;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
@@ -27,6 +28,15 @@ final class H2Dialect extends JdbcDialect {
 
     /** Serializes schema scripts within this JVM. */
     private static final Object SCHEMA_LOCK = new Object();
+
+    /** Runs of a schema script that met another process migrating the same database. */
+    private static final int SCHEMA_ATTEMPTS = 5;
+
+    /**
+     * H2's errors of a script run beside another process's: table not found (42102), column not
+     * found (42122), lock timeout (50200), concurrent update (90131).
+     */
+    private static final Set<Integer> H2_MIGRATING_ELSEWHERE = Set.of(42102, 42122, 50200, 90131);
 
     /** Tries of an upsert that lost the insert of its key to another transaction. */
     private static final int UPSERT_ATTEMPTS = 3;
@@ -110,10 +120,36 @@ final class H2Dialect extends JdbcDialect {
                 + " AND TABLE_NAME = UPPER(?)";
     }
 
+    /**
+     * Runs the script under this JVM's lock; another process migrating the same server-mode
+     * database meanwhile can make a statement meet a table it has not created yet, or wait past
+     * H2's lock timeout for a table it alters: the whole script then runs again, from the versions
+     * recorded by then, a few times.
+     */
     @Override
     public void runSchemaScript(Connection connection, SchemaScript script) throws SQLException {
         synchronized (SCHEMA_LOCK) {
-            script.run();
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    script.run();
+                    return;
+                } catch (SQLException failure) {
+                    if (attempt == SCHEMA_ATTEMPTS || !H2_MIGRATING_ELSEWHERE.contains(failure.getErrorCode())) {
+                        throw failure;
+                    }
+                    connection.rollback();
+                    pause(attempt);
+                }
+            }
+        }
+    }
+
+    private static void pause(int attempt) throws SQLException {
+        try {
+            Thread.sleep(100L * attempt);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("Interrupted while another process migrated the Timed Jobs tables", e);
         }
     }
 

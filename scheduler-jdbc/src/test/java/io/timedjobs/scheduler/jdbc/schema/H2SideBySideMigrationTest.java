@@ -9,6 +9,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -17,6 +18,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.init.ScriptUtils;
 
 /**
@@ -81,6 +83,64 @@ class H2SideBySideMigrationTest {
                         "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = 'TIMED_JOBS_RUN_HISTORY'",
                         Integer.class))
                 .as("version 5's table")
+                .isEqualTo(1);
+    }
+
+    /**
+     * The other process is halfway through version 1 (two of its tables made) as this one starts:
+     * this one records version 1 as found in place and meets a table not made yet; the whole script
+     * runs again once the other process made it, and ends at the current version.
+     */
+    @Test
+    void shouldRunAgainWhenATableTheOtherProcessMakesIsNotThereYet() throws Exception {
+        DataSource target = TestDatabases.Kind.H2.newDatabase();
+        ClusterDatabase plain = ClusterDatabase.of(target, TableNames.defaults());
+        SchemaMigration migration = new SchemaMigration(plain.dialect(), plain.tables());
+        List<String> version1 = SchemaMigration.statements(migration.script("V1__timed_jobs.sql"));
+        try (Connection connection = target.getConnection();
+                Statement statement = connection.createStatement()) {
+            for (String sql : SchemaMigration.statements(migration.script("schema_version.sql"))) {
+                statement.execute(sql);
+            }
+            statement.execute(version1.get(0)); // instances
+            statement.execute(version1.get(1)); // jobs
+        }
+        AtomicBoolean otherFinished = new AtomicBoolean();
+        DataSource interleaved = new DelegatingDataSource(target) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection connection = super.getConnection();
+                return (Connection) Proxy.newProxyInstance(
+                        Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                            if (method.getName().equals("rollback") && otherFinished.compareAndSet(false, true)) {
+                                try (Connection others = target.getConnection();
+                                        Statement statement = others.createStatement()) {
+                                    for (String sql : version1.subList(2, version1.size())) {
+                                        statement.execute(sql);
+                                    }
+                                }
+                            }
+                            return invoke(method, connection, args);
+                        });
+            }
+        };
+
+        new SchemaInitializer(ClusterDatabase.of(interleaved, TableNames.defaults()))
+                .initialize(SchemaInitializer.Mode.ALWAYS);
+
+        assertThat(otherFinished)
+                .as("ran again after the other process made its tables")
+                .isTrue();
+        JdbcTemplate jdbc = new JdbcTemplate(target);
+        assertThat(jdbc.queryForList("SELECT version FROM timed_jobs_schema_version ORDER BY version", Integer.class))
+                .containsExactlyElementsOf(IntStream.rangeClosed(1, SchemaMigration.CURRENT)
+                        .boxed()
+                        .toList());
+        assertThat(jdbc.queryForObject(
+                        "SELECT COUNT(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = 'TIMED_JOBS_TASKS'"
+                                + " AND COLUMN_NAME = 'TRACE_PARENT'",
+                        Integer.class))
+                .as("version 3's column on the table the other process made")
                 .isEqualTo(1);
     }
 
