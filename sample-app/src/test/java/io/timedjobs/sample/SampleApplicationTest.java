@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskEngine;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskTesting;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -134,7 +135,8 @@ class SampleApplicationTest {
         ReminderService.Reminder reminder = reminders.schedule("in an hour", Duration.ofHours(1));
         long firedBefore = reminders.firedCount();
 
-        assertThat(durableTasks.runNow(ReminderHandler.NAME, reminder.id().toString()))
+        assertThat(DurableTaskTesting.runNow(
+                        durableTasks, ReminderHandler.NAME, reminder.id().toString()))
                 .isTrue();
 
         assertThat(reminders.firedCount()).isEqualTo(firedBefore + 1);

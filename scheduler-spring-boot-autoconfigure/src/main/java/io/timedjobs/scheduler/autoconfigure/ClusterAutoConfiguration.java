@@ -1,7 +1,6 @@
 package io.timedjobs.scheduler.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.timedjobs.scheduler.Ticker;
 import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
 import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
@@ -9,9 +8,7 @@ import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
-import io.timedjobs.scheduler.jdbc.database.LeaseRule;
-import io.timedjobs.scheduler.jdbc.database.OutageLog;
-import io.timedjobs.scheduler.jdbc.database.Sleeper;
+import io.timedjobs.scheduler.jdbc.database.InstanceWiring;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskStore;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
@@ -125,7 +122,7 @@ public class ClusterAutoConfiguration {
             ClusterDatabase database, ObjectProvider<LeaderFollowerTaskScheduler> scheduler) {
         LeaderFollowerTaskScheduler ours = scheduler.getIfUnique();
         Clock clock = ours != null ? ours.getClock() : Clock.systemDefaultZone();
-        return new DatabaseClock(database.jdbc(), database.dialect(), clock, Ticker.system());
+        return InstanceWiring.databaseClock(database, clock);
     }
 
     @Bean
@@ -133,26 +130,18 @@ public class ClusterAutoConfiguration {
     public ClusterInstance timedJobsClusterInstance(ClusterDatabase database, SchedulerProperties properties) {
         ClusterProperties cluster = properties.getCluster();
         String name = cluster.getInstanceName();
-        return new ClusterInstance(
-                database.jdbc(),
-                database.dialect(),
-                database.tables(),
+        return InstanceWiring.instance(
+                database,
                 name != null ? name : ClusterInstance.defaultName(),
                 cluster.getLease(),
-                // the heartbeat beats at the lease rule's beat interval, not every poll
-                LeaseRule.beatInterval(cluster.getLease(), cluster.getPollInterval()),
-                Sleeper.system());
+                cluster.getPollInterval());
     }
 
     @Bean
     @ConditionalOnMissingBean
     public ClusterHeartbeat timedJobsClusterHeartbeat(
             ClusterInstance instance, DatabaseClock clock, SchedulerProperties properties) {
-        return new ClusterHeartbeat(
-                instance,
-                clock,
-                new OutageLog(ClusterHeartbeat.class, "the heartbeat of instance " + instance.name()),
-                properties.getCluster().getPollInterval());
+        return InstanceWiring.heartbeat(instance, clock, properties.getCluster().getPollInterval());
     }
 
     /**

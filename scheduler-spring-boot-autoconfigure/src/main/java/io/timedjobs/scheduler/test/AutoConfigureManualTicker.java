@@ -45,8 +45,8 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
  * move. A property the test sets itself ({@code @SpringBootTest(properties = ...)}) wins. With
  * {@link #cluster() cluster = true} coordination stays on (and so do durable tasks): jobs then run
  * when the database's clock reaches their fires, whatever the ticker says. Durable task handlers
- * are tested with {@code DurableTaskEngine.runNow(handler, key)} and {@code runDueNow()}, which run
- * tasks on the calling thread.
+ * are tested with {@code DurableTaskTesting.runNow(engine, handler, key)} and {@code
+ * DurableTaskTesting.runDueNow(engine)}, which run tasks on the calling thread.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

@@ -217,7 +217,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     }
 
     /** Whether this instance leaves the next fire to the one that won the last, for a moment. */
-    private boolean backsUp() {
+    final boolean backsUp() {
         return !first && catchUp == null && context.notices().listening();
     }
 
@@ -307,89 +307,6 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     protected abstract void runFire(Instant fire);
 
     /**
-     * The fire protocol of cron and fixed-rate jobs: record the fire (whoever records it runs it;
-     * nobody records it while the job is paused), take the run lease (so that runs never overlap
-     * across instances; on PostgreSQL in the statement that records), run, release.
-     */
-    protected final void recordAndRun(Instant fire) {
-        JobStore store = context.store();
-        ClusterJobStats stats = context.stats();
-        long start = System.nanoTime();
-        if (backsUp() && context.notices().recorded(name, fire, key())) {
-            stats.skipped(name, SkipReason.LOST); // heard recorded elsewhere: no statement to lose it
-            return;
-        }
-        Object call = beginCall(fire);
-        if (call == null) {
-            return;
-        }
-        try {
-            liftFenceIfDue();
-            // a job with a catch-up policy moves its watermark with the record; the others learn
-            // why a fire was lost from the insert that lost, and take the lease with the insert
-            // that won, where the dialect folds them into one statement
-            JobStore.FireAttempt attempt;
-            JobStore.Lease lease;
-            if (catchUp == null) {
-                JobStore.FireAndLease both = store.recordFireAndLease(
-                        name,
-                        key(),
-                        fire,
-                        context.fireHorizon(),
-                        context.maxRunTime(),
-                        context.notices().channel());
-                attempt = both.attempt();
-                lease = both.lease();
-                first = attempt.recorded();
-            } else {
-                attempt = JobStore.FireAttempt.unexplained(
-                        store.catchUp().recordFireAndAdvance(name, key(), fire, context.fireHorizon()));
-                lease = attempt.recorded() ? store.acquireLease(name, context.maxRunTime()) : null;
-            }
-            stats.claimed(System.nanoTime() - start);
-            context.outages().succeeded();
-            if (!attempt.recorded() || lease == null) {
-                stats.skipped(name, attempt.known() ? whyNotRecorded(fire, attempt) : whyNotRecorded(fire));
-                return;
-            }
-            if (lease == JobStore.Lease.BUSY) {
-                stats.skipped(name, SkipReason.RUNNING);
-                return;
-            }
-            if (lease == JobStore.Lease.TAKEN_OVER) {
-                leaseExpired();
-            }
-        } catch (DataAccessException ex) {
-            context.outages().failed("claim of job " + name, ex);
-            stats.skipped(name, SkipReason.DATABASE_DOWN);
-            return;
-        } finally {
-            context.calls().end(call);
-        }
-        stats.won(name);
-        long began = System.nanoTime();
-        @Nullable Throwable failure = null;
-        try {
-            runTask(fire);
-        } catch (RuntimeException | Error ex) {
-            failure = ex;
-            throw ex;
-        } finally {
-            long tookNanos = System.nanoTime() - began;
-            @Nullable Throwable outcome = failure;
-            endOfRun(() -> {
-                try {
-                    if (!store.releaseLease(name, fire, tookNanos, outcome)) {
-                        leaseLostDuringRun();
-                    }
-                } catch (DataAccessException ex) {
-                    context.outages().failed("release of job " + name, ex);
-                }
-            });
-        }
-    }
-
-    /**
      * Notes the fire's database call beginning, if there is room for it (see {@link
      * SlowCalls#beginIfRoom}), and returns its token; else returns null, and the fire is tried again
      * in a moment, or skipped as {@code database-down} when a call is also suspect.
@@ -428,36 +345,6 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     }
 
     /**
-     * Returns why a fire was not recorded; the reason costs a read only on this path, a fire that is
-     * recorded costs none. Stands by when another definition of the job fires now.
-     */
-    protected final SkipReason whyNotRecorded(Instant fire) {
-        if (fire.isBefore(context.clock().now().minus(context.fireHorizon()))) {
-            return SkipReason.HORIZON;
-        }
-        JobStore.JobRow row = context.store().read(name);
-        if (row != null && !key().equals(row.definitionKey())) {
-            standBy(row);
-            return SkipReason.SUPERSEDED;
-        }
-        return row != null && row.paused() ? SkipReason.PAUSED : SkipReason.LOST;
-    }
-
-    /**
-     * {@link #whyNotRecorded(Instant)} from what the statement that lost read of the job's row: no
-     * read of its own, but for a fire of another definition (then the row is read once to stand by).
-     */
-    private SkipReason whyNotRecorded(Instant fire, JobStore.FireAttempt attempt) {
-        if (fire.isBefore(context.clock().now().minus(context.fireHorizon()))) {
-            return SkipReason.HORIZON;
-        }
-        if (attempt.definitionKey() != null && !key().equals(attempt.definitionKey())) {
-            return whyNotRecorded(fire);
-        }
-        return attempt.paused() ? SkipReason.PAUSED : SkipReason.LOST;
-    }
-
-    /**
      * While the row fences off instances of schema version 1 after a definition change, tries to
      * lift the fence once per fire: it goes once none of them is alive.
      */
@@ -491,6 +378,16 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     /** Sets the threads of the scheduler this job runs on (0: unknown); before it is scheduled. */
     final void workers(int threads) {
         workers = threads;
+    }
+
+    /** Whether the job catches up missed fires (it has a catch-up policy). */
+    final boolean catchesUp() {
+        return catchUp != null;
+    }
+
+    /** Notes whether this instance recorded the last fire it tried (see {@link #first}). */
+    final void recordedLast(boolean recorded) {
+        first = recorded;
     }
 
     /** Sets what the job does with missed fires (see {@link CatchUpRun#of}); once, before it is scheduled. */

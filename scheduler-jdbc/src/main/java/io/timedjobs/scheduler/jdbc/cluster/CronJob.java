@@ -12,7 +12,7 @@ import org.springframework.scheduling.support.CronExpression;
  * expression in its zone; expression and zone are its definition, so a deploy that changes either
  * switches the job to the new one (see {@link ClusteredJob}).
  */
-final class CronJob extends ClusteredJob {
+final class CronJob extends RecordedFireJob {
 
     private final String expression;
     private final CronExpression cron;
@@ -41,11 +41,6 @@ final class CronJob extends ClusteredJob {
             ZonedDateTime next = cron.next(fire.atZone(zone));
             return next == null ? null : next.toInstant();
         };
-    }
-
-    @Override
-    protected void runFire(Instant fire) {
-        recordAndRun(fire);
     }
 
     @Override

@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * just missed: its record makes sure it runs once, and a point older than half a horizon, whose
  * record the database could soon prune, is never tried.
  */
-final class FixedRateJob extends ClusteredJob {
+final class FixedRateJob extends RecordedFireJob {
 
     private final Duration period;
     private final Duration initialDelay;
@@ -112,11 +112,6 @@ final class FixedRateJob extends ClusteredJob {
     @Override
     protected java.util.function.UnaryOperator<@Nullable Instant> nominalFires() {
         return fire -> firstGridPointNotBefore(Objects.requireNonNull(anchor, "anchor"), period, fire.plusNanos(1));
-    }
-
-    @Override
-    protected void runFire(Instant fire) {
-        recordAndRun(fire);
     }
 
     @Override

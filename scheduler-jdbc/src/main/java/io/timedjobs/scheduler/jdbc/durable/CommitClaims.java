@@ -5,10 +5,6 @@ import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import java.time.Instant;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -23,38 +19,26 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 final class CommitClaims {
 
-    private final Object claimLock;
+    private final ClaimedWork work;
     private final DurableTaskPoll poll;
     private final DurableTaskSettings settings;
     private final DatabaseClock clock;
     private final ClusterHeartbeat heartbeat;
-    private final ClaimedQueue queued;
-    private final Supplier<@Nullable LeaderFollowerScheduler> workers;
-    private final BooleanSupplier stopping;
-    private final Consumer<ClaimedTask> enqueue;
-    private final Consumer<DataAccessException> failed;
+    private final EngineOutages outages;
 
     CommitClaims(
-            Object claimLock,
+            ClaimedWork work,
             DurableTaskPoll poll,
             DurableTaskSettings settings,
             DatabaseClock clock,
             ClusterHeartbeat heartbeat,
-            ClaimedQueue queued,
-            Supplier<@Nullable LeaderFollowerScheduler> workers,
-            BooleanSupplier stopping,
-            Consumer<ClaimedTask> enqueue,
-            Consumer<DataAccessException> failed) {
-        this.claimLock = claimLock;
+            EngineOutages outages) {
+        this.work = work;
         this.poll = poll;
         this.settings = settings;
         this.clock = clock;
         this.heartbeat = heartbeat;
-        this.queued = queued;
-        this.workers = workers;
-        this.stopping = stopping;
-        this.enqueue = enqueue;
-        this.failed = failed;
+        this.outages = outages;
     }
 
     /**
@@ -63,9 +47,9 @@ final class CommitClaims {
      * whether it will.
      */
     boolean scheduled(String handler, long id, Instant due) {
-        if (workers.get() == null
+        if (work.workers() == null
                 || !poll.handlerNames().contains(handler)
-                || stopping.getAsBoolean()
+                || work.stopping()
                 || !heartbeat.registered()
                 || due.isAfter(clock.now().plus(settings.lookahead()))) {
             return false;
@@ -96,12 +80,12 @@ final class CommitClaims {
      * by others, on a worker after a transaction that scheduled tasks here.
      */
     void claimDue() {
-        synchronized (claimLock) {
-            if (!stopping.getAsBoolean() && workers.get() != null && heartbeat.registered()) {
+        synchronized (work.claimLock()) {
+            if (!work.stopping() && work.workers() != null && heartbeat.registered()) {
                 try {
-                    poll.claimDue(queued.size()).forEach(enqueue);
+                    poll.claimDue(work.queued().size()).forEach(work::enqueue);
                 } catch (DataAccessException e) {
-                    failed.accept(e);
+                    outages.failed(e);
                 }
             }
         }
@@ -109,8 +93,8 @@ final class CommitClaims {
 
     /** The claim of one task, off the caller's thread and outside its transaction. */
     private void handOff(Runnable claim) {
-        LeaderFollowerScheduler thread = workers.get();
-        if (thread != null && !stopping.getAsBoolean()) {
+        LeaderFollowerScheduler thread = work.workers();
+        if (thread != null && !work.stopping()) {
             try {
                 thread.execute(claim);
             } catch (RejectedExecutionException e) {
@@ -120,12 +104,12 @@ final class CommitClaims {
     }
 
     private void claimOne(long id) {
-        synchronized (claimLock) {
-            if (!stopping.getAsBoolean() && heartbeat.registered()) {
+        synchronized (work.claimLock()) {
+            if (!work.stopping() && heartbeat.registered()) {
                 try {
-                    poll.claimOne(id).ifPresent(enqueue);
+                    poll.claimOne(id).ifPresent(work::enqueue);
                 } catch (DataAccessException e) {
-                    failed.accept(e);
+                    outages.failed(e);
                 }
             }
         }

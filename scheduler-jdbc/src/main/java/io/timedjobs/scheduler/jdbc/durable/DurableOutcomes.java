@@ -1,44 +1,28 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
-import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.function.BooleanSupplier;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 /**
  * Thread-safe; used by {@link DurableTaskRunner} only, on the engine's workers and its poll thread.
  * Writes the outcomes of executions: now, in a {@link CompletionGroup} with others, or, when the
- * database cannot take them, at the next poll ({@link #writeDeferred}); and reports the outcomes the
- * database refused by their fence.
- *
- * <p>A refusal after this instance's leases lapsed (a pause of the process or an outage longer than
- * the lease, see {@link LeaseDeadline#lapses()}) means another instance may have taken the task over
- * and run it again: that is logged at WARN. Other refusals (the task was cancelled or replaced
- * meanwhile) stay at INFO.
+ * database cannot take them, at the next poll ({@link #writeDeferred}); refusals by their fence go to
+ * {@link FenceRefusals}.
  */
 final class DurableOutcomes {
 
-    private static final Log logger = LogFactory.getLog(DurableTaskRunner.class);
-
     private final DurableTaskStore store;
     private final RunHistory history;
-    private final LeaseDeadline leases;
     private final String owner;
-    private final OutageLog outages;
-    private final LongAdder fenced;
+    private final EngineOutages outages;
+    private final FenceRefusals refusals;
     private final SingleCompletion single;
-
-    /** Whether the database is known to be away: the same reading as the starts'. */
-    private final BooleanSupplier databaseAway;
 
     /** Outcomes the database could not take when they happened, written at the next poll. */
     private final Queue<Outcome> deferred = new ConcurrentLinkedQueue<>();
@@ -62,31 +46,26 @@ final class DurableOutcomes {
     }
 
     /**
-     * @param fenced counts the refusals
+     * @param outages where failures go, and whether the database is known to be away (an outcome is
+     *     then kept for the next poll without a try)
      * @param groups whether completions go in groups (the dialect's batches report each count)
      * @param linger the longest a completion waits for others to share its commit; zero for none
-     * @param databaseAway whether the database is known to be away (this engine's calls or the
-     *     heartbeat's failed last): an outcome is then kept for the next poll without a try
      * @param single writes a completion alone: outside a group, and for a group the database refused
      */
     DurableOutcomes(
             DurableTaskStore store,
             RunHistory history,
-            LeaseDeadline leases,
             String owner,
-            OutageLog outages,
-            LongAdder fenced,
+            EngineOutages outages,
+            FenceRefusals refusals,
             boolean groups,
             Duration linger,
-            BooleanSupplier databaseAway,
             SingleCompletion single) {
-        this.databaseAway = databaseAway;
         this.store = store;
         this.history = history;
-        this.leases = leases;
         this.owner = owner;
         this.outages = outages;
-        this.fenced = fenced;
+        this.refusals = refusals;
         this.single = single;
         this.completions = groups ? new CompletionGroup(this::writeGroup, linger) : null;
     }
@@ -102,7 +81,7 @@ final class DurableOutcomes {
 
     /** Writes an outcome now, or keeps it for the next poll when the database cannot be reached. */
     void record(Outcome outcome) {
-        if (databaseAway.getAsBoolean()) {
+        if (outages.databaseAway()) {
             deferred.add(outcome); // known away: the worker does not wait the database timeout for it
             return;
         }
@@ -143,7 +122,7 @@ final class DurableOutcomes {
             return;
         }
         for (int i = 0; i < group.size(); i++) {
-            refused(
+            refusals.refused(
                     group.get(i).task(),
                     counts[i] == 1,
                     "completed",
@@ -205,25 +184,7 @@ final class DurableOutcomes {
         return deferred.size() + (completions == null ? 0 : completions.size());
     }
 
-    /** Counts and logs an outcome the database refused by its fence; nothing when {@code accepted}. */
-    void refused(ClaimedTask claimed, boolean accepted, String outcome, long lapsesAtStart) {
-        if (accepted) {
-            return;
-        }
-        fenced.increment();
-        String task = "Durable task " + claimed.handler() + "/" + claimed.key() + " (id " + claimed.id() + ")";
-        if (leases.lapses() != lapsesAtStart || !leases.held()) {
-            logger.warn(task + " " + outcome + " after its claim was taken over; it may have run again elsewhere"
-                    + " (the leases of instance " + owner + " lapsed while it ran: a pause of the process or a"
-                    + " database out of reach for longer than its leases were known to hold, three quarters of"
-                    + " timed-jobs.cluster.lease after a renewal); its outcome here was refused");
-        } else {
-            logger.info("The outcome of " + task + " (" + outcome + ") was refused: it was cancelled, changed or"
-                    + " taken over by another instance since it was claimed");
-        }
-    }
-
     void databaseFailed(DataAccessException failure) {
-        outages.failed("durable tasks of " + owner, failure);
+        outages.failed(failure);
     }
 }

@@ -3,18 +3,9 @@ package io.timedjobs.scheduler.jdbc.durable;
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
 import io.timedjobs.scheduler.jdbc.database.BeatRide;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
-import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
-import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
-import io.timedjobs.scheduler.jdbc.database.OutageLog;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -60,115 +51,40 @@ public final class DurableTaskEngine {
     private static final Log logger = LogFactory.getLog(DurableTaskEngine.class);
 
     private final DurableTaskStore store;
-    private final DurableTaskRunner runner;
-    private final DurableTaskSettings settings;
-    private final DurableTaskPoll poll;
+    private final PollingInstance instance;
     private final String owner;
-    private final DatabaseClock databaseClock;
-    private final OutageLog outages;
-    private final ClusterHeartbeat heartbeat;
-    private final boolean ownsHeartbeat;
-
-    /** Claimed tasks waiting in the in-memory engine. */
-    private final ClaimedQueue queued = new ClaimedQueue();
-
-    /** Held by a poll, a claim after commit, and stop()'s release, so that no claim lands after it. */
-    private final Object claimLock = new Object();
-
-    private volatile boolean stopping;
-    private volatile @Nullable LeaderFollowerScheduler workers;
-
+    private final Claiming claiming;
+    private final ClaimedWork work;
+    private final DurableTaskRunner runner;
     private final DurableTasks tasks;
+    private final EngineOutages outages;
+    private final HandRun handRun;
 
-    /** Whether to sleep between polls while nothing can be due here; see IdlePace. */
-    private final IdlePace pace;
-
-    private final TaskAnnouncements announcements;
-
-    private final TaskStarts starts;
-
-    private final CommitClaims commitClaims;
-
+    /** Assigns only: {@link DurableTaskEngineBuilder} builds the parts and ties them to the heartbeat. */
     DurableTaskEngine(
-            ClusterDatabase database,
-            boolean listen,
             DurableTaskStore store,
-            DurableTaskStore transactional,
-            DurableTaskPoll poll,
+            PollingInstance instance,
+            Claiming claiming,
+            ClaimedWork work,
             DurableTaskRunner runner,
-            DurableTaskSettings settings,
-            Map<String, DurableTaskHandler<?>> handlers,
-            PayloadCodec codec,
-            Clock clock,
-            ClusterHeartbeat heartbeat,
-            boolean ownsHeartbeat,
-            DatabaseClock databaseClock,
-            OutageLog outages,
-            DurableScheduleObserver scheduleObserver) {
+            DurableTasks tasks,
+            EngineOutages outages,
+            HandRun handRun) {
         this.store = store;
-        this.tasks = new DurableTasks(transactional, handlers, codec, clock, scheduleObserver, new LocalClaims() {
-            @Override
-            public void scheduled(String handler, long id, Instant due) {
-                if (!commitClaims.scheduled(handler, id, due)) {
-                    announcements.scheduled(handler, id, due);
-                }
-            }
-
-            @Override
-            public void cancelled(String handler, String key) {
-                queued.removeIf(
-                        task -> task.handler().equals(handler) && task.key().equals(key));
-            }
-        });
-        this.settings = settings;
-        this.owner = heartbeat.instance().name();
-        this.heartbeat = heartbeat;
-        this.ownsHeartbeat = ownsHeartbeat;
-        this.databaseClock = databaseClock;
-        this.outages = outages;
-        this.poll = poll;
+        this.instance = instance;
+        this.owner = instance.owner();
+        this.claiming = claiming;
+        this.work = work;
         this.runner = runner;
-        this.pace = new IdlePace(store, poll, settings, databaseClock.ticker());
-        this.commitClaims = new CommitClaims(
-                claimLock,
-                poll,
-                settings,
-                databaseClock,
-                heartbeat,
-                queued,
-                () -> workers,
-                () -> stopping,
-                this::enqueue,
-                this::failed);
-        this.starts = new TaskStarts(
-                queued,
-                runner,
-                databaseClock,
-                settings.poolSize(),
-                database.dialect().batchCountsRows());
-        this.announcements = new TaskAnnouncements(
-                database,
-                listen,
-                owner,
-                transactional,
-                store,
-                settings,
-                databaseClock,
-                pace,
-                handlers.keySet(),
-                commitClaims::claimDue);
-        heartbeat.setBeatRide(this::beatRide);
-        heartbeat.addPollStartAction(runner::pollBegins);
-        heartbeat.addPollAction(this::poll);
-        heartbeat.addPollAction(runner::polled);
-        heartbeat.addHoldings(this::holdings);
-        heartbeat.instance().addStartAction(this::releaseLeftovers);
+        this.tasks = tasks;
+        this.outages = outages;
+        this.handRun = handRun;
     }
 
     /** What a silence longer than the lease may hand over to other instances, for the heartbeat's warning. */
-    private String holdings() {
+    String holdings() {
         List<String> running = runner.heldSinceLastPoll();
-        int waiting = queued.size();
+        int waiting = work.queued().size();
         if (running.isEmpty() && waiting == 0) {
             return "";
         }
@@ -177,17 +93,13 @@ public final class DurableTaskEngine {
     }
 
     /** Run as the instance registers: hands back the claims a dead process left under this name. */
-    private void releaseLeftovers() {
+    void releaseLeftovers() {
         int released = store.releaseLeftovers(owner);
         if (released > 0) {
             // A restart after a crash or a kill under the same name: recovery, nothing to act on.
             logger.info("Handed back " + released + " durable task claims left under instance name " + owner
                     + " by a process that is gone; they run again at their due time");
         }
-    }
-
-    private void failed(RuntimeException failure) {
-        outages.failed("durable tasks of " + owner, failure);
     }
 
     /** Returns a builder of an engine on the cluster's database. */
@@ -202,25 +114,20 @@ public final class DurableTaskEngine {
 
     /** Starts polling and firing; idempotent. */
     public synchronized void start() {
-        if (workers != null) {
+        if (work.workers() != null) {
             return;
         }
-        stopping = false;
-        workers = LeaderFollowerScheduler.builder()
-                .poolSize(settings.poolSize())
-                .threadNamePrefix("timed-jobs-durable-")
-                .executeExistingDelayedTasksAfterShutdown(false)
-                .build();
+        work.begin();
         runner.startLingering();
-        announcements.start();
-        if (ownsHeartbeat) {
-            heartbeat.start();
+        claiming.listener().start();
+        if (instance.ownsHeartbeat()) {
+            instance.heartbeat().start();
         }
     }
 
     /** Whether it was started and not stopped since. */
     public boolean isRunning() {
-        return workers != null;
+        return work.workers() != null;
     }
 
     /**
@@ -233,23 +140,24 @@ public final class DurableTaskEngine {
     public synchronized void stop(Duration timeout) {
         Objects.requireNonNull(
                 timeout, "timeout: the longest wait for running durable tasks at stop (Duration.ZERO for none)");
+        LeaderFollowerScheduler workers = work.workers();
         if (workers == null) {
             return;
         }
-        stopping = true;
-        announcements.stop();
-        queued.clear();
+        work.beginStop();
+        claiming.listener().stop();
+        work.queued().clear();
         workers.shutdown();
-        synchronized (claimLock) {
+        synchronized (work.claimLock()) {
             try {
                 // tasks started on their lease while the database was away are still CLAIMED: they run
                 int released = store.releaseAll(owner, runner.runningIds());
                 logger.debug("Released " + released + " durable task claims of " + owner);
                 if (released > 0) {
-                    announcements.handedBack(); // instances asleep take them at once
+                    claiming.announcements().handedBack(); // instances asleep take them at once
                 }
             } catch (DataAccessException e) {
-                failed(e);
+                outages.failed(e);
             }
         }
         shutDown(workers, timeout);
@@ -261,32 +169,33 @@ public final class DurableTaskEngine {
                             + " their leases will bring the tasks back",
                     e);
         }
-        workers = null;
-        if (ownsHeartbeat) {
-            heartbeat.stop();
+        work.ended();
+        if (instance.ownsHeartbeat()) {
+            instance.heartbeat().stop();
         }
     }
 
     /** Stops at once without touching the database, as a crash would: for tests of rescue. */
     synchronized void abandon() {
+        LeaderFollowerScheduler workers = work.workers();
         if (workers == null) {
             return;
         }
-        stopping = true;
-        announcements.stop();
+        work.beginStop();
+        claiming.listener().stop();
         workers.shutdownNow();
         runner.dropLingering();
-        queued.clear();
-        workers = null;
-        if (ownsHeartbeat) {
-            heartbeat.stop();
+        work.queued().clear();
+        work.ended();
+        if (instance.ownsHeartbeat()) {
+            instance.heartbeat().stop();
         }
     }
 
     /** One poll: deferred outcomes, lease renewal, rescue, claims, warnings, counts. */
     void poll() {
-        synchronized (claimLock) {
-            if (!stopping && workers != null) {
+        synchronized (work.claimLock()) {
+            if (work.open()) {
                 pollOnce();
             }
         }
@@ -296,100 +205,61 @@ public final class DurableTaskEngine {
         try {
             runner.writeDeferred();
         } catch (DataAccessException e) {
-            failed(e);
+            outages.failed(e);
             return;
         }
-        int waiting = queued.size();
+        int waiting = work.queued().size();
         boolean holds = waiting > 0 || !runner.running().isEmpty() || runner.deferredCount() > 0;
+        IdlePace pace = claiming.pace();
+        boolean listening = claiming.listener().listening();
         try {
-            if (pace.skip(announcements.listening(), holds)) {
+            if (pace.skip(listening, holds)) {
                 return;
             }
         } catch (DataAccessException e) {
-            failed(e);
+            outages.failed(e);
             return;
         }
-        DurableTaskPoll.Outcome polled = poll.run(waiting, holds);
-        polled.claimed().forEach(this::enqueue);
+        DurableTaskPoll.Outcome polled = claiming.poll().run(waiting, holds);
+        polled.claimed().forEach(work::enqueue);
         DataAccessException failure = polled.failure();
         if (failure != null) {
-            failed(failure);
+            outages.failed(failure);
             return;
         }
-        outages.succeeded();
-        if (polled.claimed().isEmpty() && !holds && announcements.listening()) {
+        outages.log().succeeded();
+        if (polled.claimed().isEmpty() && !holds && claiming.listener().listening()) {
             try {
                 pace.trySleep();
             } catch (DataAccessException e) {
-                failed(e);
+                outages.failed(e);
             }
         }
     }
 
     /** On the heartbeat's thread, before each beat: the look the beat carries while this engine sleeps. */
-    private @Nullable BeatRide beatRide() {
-        synchronized (claimLock) {
-            return announcements.listening() ? pace.ride() : null;
+    @Nullable
+    BeatRide beatRide() {
+        synchronized (work.claimLock()) {
+            return claiming.listener().listening() ? claiming.pace().ride() : null;
         }
     }
 
     /** Whether the engine sleeps between polls now, for nothing can be due here soon: for tests. */
     boolean sleeping() {
-        synchronized (claimLock) {
-            return pace.sleeping();
+        synchronized (work.claimLock()) {
+            return claiming.pace().sleeping();
         }
     }
 
     /** Whether tasks scheduled elsewhere are announced to this instance now: for tests. */
     boolean listening() {
-        return announcements.listening();
+        return claiming.listener().listening();
     }
 
-    private void enqueue(ClaimedTask task) {
-        LeaderFollowerScheduler engine = workers;
-        if (engine == null || stopping) {
-            return; // stop() releases it
-        }
-        starts.enqueue(task, engine, () -> !stopping);
-    }
-
-    /**
-     * Claims every task due now on the database's clock and runs each on the calling thread, together
-     * with the tasks already queued here that are due: for tests of handlers. Returns how many ran.
-     */
-    public int runDueNow() {
-        Instant localNow = databaseClock.localClock().instant();
-        List<ClaimedTask> due = new ArrayList<>(
-                queued.removeIf(task -> !databaseClock.toLocal(task.dueAt()).isAfter(localNow)));
-        due.addAll(store.claimExpired(owner, settings.lease(), poll.handlerNames(), settings.batchSize()));
-        due.addAll(store.claimDue(owner, Duration.ZERO, settings.lease(), poll.handlerNames(), settings.batchSize()));
-        int ran = 0;
-        for (ClaimedTask task : due) {
-            if (runner.runHere(task)) {
-                ran++;
-            }
-        }
-        return ran;
-    }
-
-    /**
-     * Runs one task now on the calling thread, whatever its due time (for tests of handlers): moves it
-     * to now, as {@link DurableTasks#reschedule} does, claims it here and runs it. Returns whether it
-     * existed and its handler ran.
-     */
-    public boolean runNow(String handler, String key) {
-        Optional<ClaimedTask> claimed;
-        // Under the poll's lock: moved to now, the task is due, and this instance's own poll must
-        // not claim it between the move and the claim here.
-        synchronized (claimLock) {
-            OptionalLong id = store.reschedule(handler, key, databaseClock.now());
-            if (id.isEmpty()) {
-                return false;
-            }
-            queued.removeIf(task -> task.handler().equals(handler) && task.key().equals(key));
-            claimed = store.claimOne(owner, id.getAsLong(), settings.lookahead(), settings.lease());
-        }
-        return claimed.map(runner::runHere).orElse(false);
+    /** What runs this engine's tasks on the calling thread, for {@link DurableTaskTesting}. */
+    HandRun handRun() {
+        return handRun;
     }
 
     /** This instance's name, as it appears in {@code claimed_by}. */
@@ -399,27 +269,27 @@ public final class DurableTaskEngine {
 
     /** Tasks claimed by this instance, rescues excluded. */
     public long claimedCount() {
-        return poll.claimed.sum();
+        return claiming.poll().claimedCount();
     }
 
     /** Expired claims of other instances taken over by this one. */
     public long rescuedCount() {
-        return poll.rescued.sum();
+        return claiming.poll().rescuedCount();
     }
 
     /** Executions whose handler returned. */
     public long completedCount() {
-        return runner.completed.sum();
+        return runner.counts().completedCount();
     }
 
     /** Executions whose handler threw. */
     public long failedCount() {
-        return runner.failed.sum();
+        return runner.counts().failedCount();
     }
 
     /** Starts and outcomes refused by their fence (the task changed or moved since its claim). */
     public long fencedCount() {
-        return runner.fenced.sum();
+        return runner.counts().fencedCount();
     }
 
     /**
@@ -427,22 +297,22 @@ public final class DurableTaskEngine {
      * not counted (zero) on an instance without handlers, which polls nothing.
      */
     public long pendingCount() {
-        return poll.pending.get();
+        return claiming.poll().pendingCount();
     }
 
     /** Database outages these durable tasks saw: each was logged once, when it began. */
     public long outageCount() {
-        return outages.outageCount();
+        return outages.log().outageCount();
     }
 
     /** Failed database calls of these durable tasks, outages or not. */
     public long databaseFailureCount() {
-        return outages.failureCount();
+        return outages.log().failureCount();
     }
 
     /** Claimed tasks waiting here for their due time. */
     public int queuedCount() {
-        return queued.size();
+        return work.queued().size();
     }
 
     private static void shutDown(LeaderFollowerScheduler scheduler, Duration timeout) {

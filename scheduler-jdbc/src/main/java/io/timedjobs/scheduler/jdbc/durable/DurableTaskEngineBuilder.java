@@ -1,16 +1,17 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
-import io.timedjobs.scheduler.Ticker;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.InstanceWiring;
 import io.timedjobs.scheduler.jdbc.database.LeaseRule;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
-import io.timedjobs.scheduler.jdbc.database.Sleeper;
+import io.timedjobs.scheduler.jdbc.database.TaskNotifications;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -151,78 +152,130 @@ public final class DurableTaskEngineBuilder {
         return this;
     }
 
+    /**
+     * Builds the engine and every part of it, once, and ties them to the heartbeat: its polls, its
+     * beats' ride, the warning of a silence, and the hand-back of a dead process's claims as the
+     * instance registers.
+     */
     public DurableTaskEngine build() {
-        DurableTaskStore store = DurableTaskStore.forEngine(database);
-        // Joins the caller's transaction when scheduling, and a handler's completion transaction.
-        DurableTaskStore transactional = new DurableTaskStore(database);
-        DatabaseClock timeSource = databaseClock;
-        ClusterHeartbeat beat = heartbeat;
-        boolean owned = beat == null;
-        if (beat == null || timeSource == null) {
-            timeSource = new DatabaseClock(database.jdbc(), database.dialect(), clock, Ticker.system());
-            ClusterInstance instance = new ClusterInstance(
-                    database.jdbc(),
-                    database.dialect(),
-                    database.tables(),
-                    instanceName,
-                    settings.lease(),
-                    LeaseRule.beatInterval(settings.lease(), settings.pollInterval()),
-                    Sleeper.system());
-            beat = new ClusterHeartbeat(
-                    instance,
-                    timeSource,
-                    new OutageLog(ClusterHeartbeat.class, "the heartbeat of instance " + instanceName),
-                    settings.pollInterval());
-        }
-        String owner = beat.instance().name();
+        PollingInstance instance = pollingInstance();
+        ClusterHeartbeat beat = instance.heartbeat();
+        DatabaseClock timeSource = instance.clock();
+        String owner = instance.owner();
+        // the second joins the caller's transaction when scheduling, and a handler's completion transaction
+        TaskStores stores = new TaskStores(DurableTaskStore.forEngine(database), new DurableTaskStore(database));
         RunHistory runs = history != null ? history : RunHistory.disabled(database);
+        Map<String, DurableTaskHandler<?>> registered = Map.copyOf(handlers);
+        EngineOutages outages = EngineOutages.of(
+                new OutageLog(DurableTaskEngine.class, "durable tasks of instance " + owner), beat.outages(), owner);
+        LeaseDeadline leases = new LeaseDeadline();
+        DurableTaskPoll poll = new DurableTaskPoll(stores.own(), settings, registered.keySet(), owner, leases);
+        DurableTaskRunner runner = runner(stores, registered, runs, owner, leases, outages);
+        ClaimedQueue queued = new ClaimedQueue();
+        TaskStarts starts = new TaskStarts(
+                queued,
+                runner,
+                timeSource,
+                settings.poolSize(),
+                database.dialect().batchCountsRows());
+        ClaimedWork work = new ClaimedWork(queued, starts, settings.poolSize());
+        IdlePace pace = new IdlePace(stores.own(), poll, settings, timeSource.ticker());
+        CommitClaims commitClaims = new CommitClaims(work, poll, settings, timeSource, beat, outages);
+        TaskAnnouncements announcements = new TaskAnnouncements(
+                stores,
+                TaskNotifications.channel(database.tables()),
+                settings,
+                timeSource,
+                pace,
+                registered.keySet(),
+                commitClaims::claimDue);
+        Claiming claiming = new Claiming(poll, pace, announcements, announcements.listener(database, owner, listen));
+        DurableTasks tasks = new DurableTasks(
+                stores.joining(),
+                registered,
+                codec,
+                clock,
+                scheduleObserver,
+                localClaims(commitClaims, announcements, queued));
+        HandRun handRun = new HandRun(stores.own(), settings, timeSource, work, poll, runner);
+        DurableTaskEngine engine =
+                new DurableTaskEngine(stores.own(), instance, claiming, work, runner, tasks, outages, handRun);
         if (runs.enabled() && !handlers.isEmpty()) {
             // only an instance that runs tasks writes records; an idle one adds no statement
             beat.addPollAction(runs::pruneIfDue);
         }
-        TransactionTemplate transaction =
-                transactionManager == null ? null : new TransactionTemplate(transactionManager);
-        Map<String, DurableTaskHandler<?>> registered = Map.copyOf(handlers);
-        OutageLog outages = new OutageLog(DurableTaskEngine.class, "durable tasks of instance " + owner);
-        LeaseDeadline leases = new LeaseDeadline();
-        DurableTaskPoll poll = new DurableTaskPoll(store, settings, registered.keySet(), owner, leases);
-        DurableTaskRunner runner = new DurableTaskRunner(
-                store,
-                transactional,
-                registered,
-                codec,
-                observer,
-                settings,
-                owner,
-                clock,
-                transaction,
-                leases,
-                outages,
-                databaseAway(outages, beat.outages()),
-                runs,
-                database.dialect().batchCountsRows(),
-                completionLinger,
-                database.databaseTimeout().dividedBy(DurableTaskRunner.SUSPECT_SHARE));
-        return new DurableTaskEngine(
-                database,
-                listen,
-                store,
-                transactional,
-                poll,
-                runner,
-                settings,
-                registered,
-                codec,
-                clock,
-                beat,
-                owned,
-                timeSource,
-                outages,
-                scheduleObserver);
+        beat.setBeatRide(engine::beatRide);
+        beat.addPollStartAction(runner::pollBegins);
+        beat.addPollAction(engine::poll);
+        beat.addPollAction(runner::polled);
+        beat.addHoldings(engine::holdings);
+        beat.instance().addStartAction(engine::releaseLeftovers);
+        return engine;
     }
 
-    /** Whether the last call of the engine, or of the heartbeat, failed: read by each start. */
-    private static java.util.function.BooleanSupplier databaseAway(OutageLog engine, OutageLog heartbeat) {
-        return () -> engine.inOutage() || heartbeat.inOutage();
+    /** The heartbeat and database clock given, or made here (then the engine starts and stops them). */
+    private PollingInstance pollingInstance() {
+        if (heartbeat != null && databaseClock != null) {
+            return new PollingInstance(heartbeat, databaseClock, false);
+        }
+        DatabaseClock made = InstanceWiring.databaseClock(database, clock);
+        ClusterInstance instance =
+                InstanceWiring.instance(database, instanceName, settings.lease(), settings.pollInterval());
+        return new PollingInstance(InstanceWiring.heartbeat(instance, made, settings.pollInterval()), made, true);
+    }
+
+    private DurableTaskRunner runner(
+            TaskStores stores,
+            Map<String, DurableTaskHandler<?>> registered,
+            RunHistory runs,
+            String owner,
+            LeaseDeadline leases,
+            EngineOutages outages) {
+        RunCounts counts = new RunCounts();
+        FenceRefusals refusals = new FenceRefusals(leases, owner, counts);
+        DurableCompletions completions = new DurableCompletions(stores, runs, settings, owner, clock, refusals);
+        DurableOutcomes outcomes = new DurableOutcomes(
+                stores.own(),
+                runs,
+                owner,
+                outages,
+                refusals,
+                database.dialect().batchCountsRows(),
+                completionLinger,
+                one -> completions.completeRecorded(one.task(), one.run(), one.lapsesAtStart()));
+        FencedStarts starts =
+                new FencedStarts(stores.own(), owner, settings, leases, outages, clock, database.databaseTimeout());
+        TransactionTemplate transaction =
+                transactionManager == null ? null : new TransactionTemplate(transactionManager);
+        return new DurableTaskRunner(
+                registered,
+                new HandlerCall(codec, observer, settings),
+                starts,
+                completions,
+                outcomes,
+                transaction,
+                counts);
+    }
+
+    /**
+     * Where the scheduling API tells this engine of its own tasks: one due soon is claimed here after
+     * its commit, or announced to the others; one cancelled leaves the in-memory queue.
+     */
+    private static LocalClaims localClaims(
+            CommitClaims commitClaims, TaskAnnouncements announcements, ClaimedQueue queued) {
+        return new LocalClaims() {
+            @Override
+            public void scheduled(String handler, long id, Instant due) {
+                if (!commitClaims.scheduled(handler, id, due)) {
+                    announcements.scheduled(handler, id, due);
+                }
+            }
+
+            @Override
+            public void cancelled(String handler, String key) {
+                queued.removeIf(
+                        task -> task.handler().equals(handler) && task.key().equals(key));
+            }
+        };
     }
 }

@@ -52,9 +52,9 @@ final class DurableTaskPoll {
     /** Handlers already warned about, so that each is named once. */
     private final Set<String> warnedForeign = ConcurrentHashMap.newKeySet();
 
-    final LongAdder claimed = new LongAdder();
-    final LongAdder rescued = new LongAdder();
-    final AtomicLong pending = new AtomicLong();
+    private final LongAdder claimed = new LongAdder();
+    private final LongAdder rescued = new LongAdder();
+    private final AtomicLong pending = new AtomicLong();
 
     /** When the leases were last renewed, and whether they were yet; only the polling thread touches them. */
     private long lastRenewalNanos;
@@ -205,5 +205,20 @@ final class DurableTaskPoll {
                         + handler + "', or cancel the tasks");
             }
         }
+    }
+
+    /** Tasks claimed by this instance so far, rescues excluded. */
+    long claimedCount() {
+        return claimed.sum();
+    }
+
+    /** Expired claims of other instances taken over by this one so far. */
+    long rescuedCount() {
+        return rescued.sum();
+    }
+
+    /** Tasks not done yet in the whole table, as last counted. */
+    long pendingCount() {
+        return pending.get();
     }
 }

@@ -35,8 +35,7 @@ final class TaskAnnouncements {
     /** The payload of a hand-back: every listener polls. */
     static final String POLL = "poll";
 
-    private final DurableTaskStore transactional;
-    private final DurableTaskStore store;
+    private final TaskStores stores;
     private final String channel;
     private final DurableTaskSettings settings;
     private final DatabaseClock clock;
@@ -44,44 +43,39 @@ final class TaskAnnouncements {
     private final Set<String> handlers;
     private final Runnable claimDue;
     private final Duration announceWithin;
-    private final TaskNotifications listener;
 
+    /**
+     * @param channel the database's channel of these tables ({@link TaskNotifications#channel})
+     * @param handlers the handlers of this instance, whose announced tasks it claims
+     * @param claimDue one batch claim of what is due within the lookahead
+     */
     TaskAnnouncements(
-            ClusterDatabase database,
-            boolean listen,
-            String owner,
-            DurableTaskStore transactional,
-            DurableTaskStore store,
+            TaskStores stores,
+            String channel,
             DurableTaskSettings settings,
             DatabaseClock clock,
             IdlePace pace,
             Set<String> handlers,
             Runnable claimDue) {
-        this.transactional = transactional;
-        this.store = store;
-        this.channel = TaskNotifications.channel(database.tables());
+        this.stores = stores;
+        this.channel = channel;
         this.settings = settings;
         this.clock = clock;
         this.pace = pace;
         this.handlers = Set.copyOf(handlers);
         this.claimDue = claimDue;
         this.announceWithin = settings.lookahead().plus(IdlePace.idleInterval(settings));
-        this.listener = listen && !handlers.isEmpty()
+    }
+
+    /**
+     * Listens for what other instances announce, on one connection held while the engine runs; a
+     * listener that hears nothing where {@code listen} is false, this instance has no handler or the
+     * database cannot notify.
+     */
+    TaskNotifications listener(ClusterDatabase database, String owner, boolean listen) {
+        return listen && !handlers.isEmpty()
                 ? TaskNotifications.of(database, owner, settings.pollInterval(), this::received, pace::wakeNow)
                 : TaskNotifications.none();
-    }
-
-    void start() {
-        listener.start();
-    }
-
-    void stop() {
-        listener.stop();
-    }
-
-    /** Whether a task announced now would reach this instance. */
-    boolean listening() {
-        return listener.listening();
     }
 
     /**
@@ -93,7 +87,7 @@ final class TaskAnnouncements {
             return;
         }
         if (!TransactionSynchronizationManager.isSynchronizationActive()) {
-            transactional.announce(channel, format(id, due, handler));
+            stores.joining().announce(channel, format(id, due, handler));
             return;
         }
         // In a transaction: one announcement per handler, its earliest due time, sent just before the
@@ -106,7 +100,7 @@ final class TaskAnnouncements {
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
                 public void beforeCommit(boolean readOnly) {
-                    created.forEach((name, first) -> transactional.announce(channel, format(0, first, name)));
+                    created.forEach((name, first) -> stores.joining().announce(channel, format(0, first, name)));
                 }
 
                 @Override
@@ -121,11 +115,11 @@ final class TaskAnnouncements {
 
     /** Announces that claims were handed back, for every sleeping instance to poll. */
     void handedBack() {
-        store.announce(channel, POLL);
+        stores.own().announce(channel, POLL);
     }
 
     /** On the listening thread: what other instances announced, received together. */
-    private void received(List<String> payloads) {
+    void received(List<String> payloads) {
         Instant now = clock.now();
         boolean claimNow = false;
         Instant earliest = null;

@@ -92,7 +92,7 @@ class DurableInputTest {
 
         tasks.schedule("reminders", "record", Duration.ZERO, new Reminder("ada", "tea"));
         tasks.schedule("reminders", "json", Duration.ZERO, "{\"who\":\"bob\",\"text\":\"coffee\"}");
-        engine(database, handler).runDueNow();
+        DurableTaskTesting.runDueNow(engine(database, handler));
         assertThat(handler.payloads)
                 .containsExactlyInAnyOrder(new Reminder("ada", "tea"), new Reminder("bob", "coffee"));
     }
@@ -142,7 +142,7 @@ class DurableInputTest {
         };
         DurableTaskEngine accepting = engine(database, optional);
         accepting.tasks().schedule("reminders", "none", Duration.ZERO, null);
-        accepting.runDueNow();
+        DurableTaskTesting.runDueNow(accepting);
         assertThat(runs).hasValue(1);
         assertThat(seen).isEmpty();
 
@@ -203,7 +203,7 @@ class DurableInputTest {
         try {
             AtomicInteger ran = new AtomicInteger();
             await().atMost(TestDelays.LONG).pollInterval(Duration.ofMillis(20)).until(() -> {
-                ran.addAndGet(engine.runDueNow());
+                ran.addAndGet(DurableTaskTesting.runDueNow(engine));
                 return engine.tasks().find("reminders", "k").orElseThrow().state() == DurableTaskState.FAILED;
             });
         } finally {
@@ -236,7 +236,7 @@ class DurableInputTest {
         engine.tasks().schedule("reminders", "k", Duration.ZERO, new Reminder("ada", "SECRET-TEXT"));
 
         await().atMost(TestDelays.LONG).pollInterval(Duration.ofMillis(20)).until(() -> {
-            engine.runDueNow();
+            DurableTaskTesting.runDueNow(engine);
             return engine.tasks().find("reminders", "k").orElseThrow().state() == DurableTaskState.FAILED;
         });
 

@@ -1,0 +1,132 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+/**
+ * A clustered job whose fires are recorded, one row each, by whoever wins them: cron and fixed-rate
+ * jobs; thread rule of {@link ClusteredJob}. Holds their fire protocol and the reasons a fire was
+ * not recorded here.
+ */
+abstract class RecordedFireJob extends ClusteredJob {
+
+    protected RecordedFireJob(String name, Runnable task, Context context) {
+        super(name, task, context);
+    }
+
+    /**
+     * The fire protocol of cron and fixed-rate jobs: record the fire (whoever records it runs it;
+     * nobody records it while the job is paused), take the run lease (so that runs never overlap
+     * across instances; on PostgreSQL in the statement that records), run, release.
+     */
+    @Override
+    protected final void runFire(Instant fire) {
+        JobStore store = context.store();
+        ClusterJobStats stats = context.stats();
+        long start = System.nanoTime();
+        if (backsUp() && context.notices().recorded(name, fire, key())) {
+            stats.skipped(name, SkipReason.LOST); // heard recorded elsewhere: no statement to lose it
+            return;
+        }
+        Object call = beginCall(fire);
+        if (call == null) {
+            return;
+        }
+        try {
+            liftFenceIfDue();
+            // a job with a catch-up policy moves its watermark with the record; the others learn
+            // why a fire was lost from the insert that lost, and take the lease with the insert
+            // that won, where the dialect folds them into one statement
+            JobStore.FireAttempt attempt;
+            JobStore.Lease lease;
+            if (!catchesUp()) {
+                JobStore.FireAndLease both = store.recordFireAndLease(
+                        name,
+                        key(),
+                        fire,
+                        context.fireHorizon(),
+                        context.maxRunTime(),
+                        context.notices().channel());
+                attempt = both.attempt();
+                lease = both.lease();
+                recordedLast(attempt.recorded());
+            } else {
+                attempt = JobStore.FireAttempt.unexplained(
+                        store.catchUp().recordFireAndAdvance(name, key(), fire, context.fireHorizon()));
+                lease = attempt.recorded() ? store.acquireLease(name, context.maxRunTime()) : null;
+            }
+            stats.claimed(System.nanoTime() - start);
+            context.outages().succeeded();
+            if (!attempt.recorded() || lease == null) {
+                stats.skipped(name, attempt.known() ? whyNotRecorded(fire, attempt) : whyNotRecorded(fire));
+                return;
+            }
+            if (lease == JobStore.Lease.BUSY) {
+                stats.skipped(name, SkipReason.RUNNING);
+                return;
+            }
+            if (lease == JobStore.Lease.TAKEN_OVER) {
+                leaseExpired();
+            }
+        } catch (DataAccessException ex) {
+            context.outages().failed("claim of job " + name, ex);
+            stats.skipped(name, SkipReason.DATABASE_DOWN);
+            return;
+        } finally {
+            context.calls().end(call);
+        }
+        stats.won(name);
+        long began = System.nanoTime();
+        @Nullable Throwable failure = null;
+        try {
+            runTask(fire);
+        } catch (RuntimeException | Error ex) {
+            failure = ex;
+            throw ex;
+        } finally {
+            long tookNanos = System.nanoTime() - began;
+            @Nullable Throwable outcome = failure;
+            endOfRun(() -> {
+                try {
+                    if (!store.releaseLease(name, fire, tookNanos, outcome)) {
+                        leaseLostDuringRun();
+                    }
+                } catch (DataAccessException ex) {
+                    context.outages().failed("release of job " + name, ex);
+                }
+            });
+        }
+    }
+
+    /**
+     * Returns why a fire was not recorded; the reason costs a read only on this path, a fire that is
+     * recorded costs none. Stands by when another definition of the job fires now.
+     */
+    private SkipReason whyNotRecorded(Instant fire) {
+        if (fire.isBefore(context.clock().now().minus(context.fireHorizon()))) {
+            return SkipReason.HORIZON;
+        }
+        JobStore.JobRow row = context.store().read(name);
+        if (row != null && !key().equals(row.definitionKey())) {
+            standBy(row);
+            return SkipReason.SUPERSEDED;
+        }
+        return row != null && row.paused() ? SkipReason.PAUSED : SkipReason.LOST;
+    }
+
+    /**
+     * {@link #whyNotRecorded(Instant)} from what the statement that lost read of the job's row: no
+     * read of its own, but for a fire of another definition (then the row is read once to stand by).
+     */
+    private SkipReason whyNotRecorded(Instant fire, JobStore.FireAttempt attempt) {
+        if (fire.isBefore(context.clock().now().minus(context.fireHorizon()))) {
+            return SkipReason.HORIZON;
+        }
+        if (attempt.definitionKey() != null && !key().equals(attempt.definitionKey())) {
+            return whyNotRecorded(fire);
+        }
+        return attempt.paused() ? SkipReason.PAUSED : SkipReason.LOST;
+    }
+}
