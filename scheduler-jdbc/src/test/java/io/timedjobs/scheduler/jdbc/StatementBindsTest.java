@@ -1,0 +1,163 @@
+package io.timedjobs.scheduler.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.timedjobs.scheduler.jdbc.database.InstanceSql;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.Statement;
+import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
+import io.timedjobs.scheduler.jdbc.history.RunOutcome;
+import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every statement of every database names as many binds as its SQL has placeholders, walked through
+ * each class of statements with sample arguments, so that a statement whose binds and placeholders
+ * disagree fails here and not in a production run.
+ */
+class StatementBindsTest {
+
+    /** The classes of statements, each walked for every database. */
+    private static final List<String> STATEMENT_CLASSES = List.of(
+            "io.timedjobs.scheduler.jdbc.database.InstanceSql",
+            "io.timedjobs.scheduler.jdbc.history.RunHistorySql",
+            "io.timedjobs.scheduler.jdbc.schema.SchemaSql");
+
+    private static final List<JdbcDialect> DATABASES =
+            List.of(JdbcDialect.POSTGRESQL, JdbcDialect.H2, JdbcDialect.MARIADB);
+
+    /** Sample values of each parameter type a method returning statements takes. */
+    private static final Map<Class<?>, List<Object>> SAMPLES = Map.of(
+            String.class, List.of("t_sample"),
+            int.class, List.of(1, 3),
+            boolean.class, List.of(true, false),
+            RunHistoryQuery.class,
+                    List.of(
+                            RunHistoryQuery.all(),
+                            RunHistoryQuery.all()
+                                    .job("job")
+                                    .instance("a")
+                                    .outcome(RunOutcome.values()[0], RunOutcome.values())
+                                    .from(Instant.EPOCH)
+                                    .to(Instant.EPOCH.plusSeconds(1))));
+
+    /** Each statement of each class, for each database, binds exactly as many values as it has placeholders. */
+    @Test
+    void shouldNameOneBindPerPlaceholderInEveryStatementOfEveryDatabase() throws Exception {
+        List<String> disagreeing = new ArrayList<>();
+        int walked = 0;
+        for (JdbcDialect dialect : DATABASES) {
+            for (String className : STATEMENT_CLASSES) {
+                Class<?> type = Class.forName(className);
+                Object statements = instance(type, dialect);
+                for (Method method : type.getDeclaredMethods()) {
+                    if (method.getReturnType() != Statement.class || method.isSynthetic()) {
+                        continue;
+                    }
+                    method.setAccessible(true);
+                    for (Object[] args : arguments(method.getParameterTypes())) {
+                        Statement statement = (Statement) method.invoke(statements, args);
+                        if (statement == null) {
+                            continue;
+                        }
+                        walked++;
+                        if (statement.placeholders() != statement.binds().size()) {
+                            disagreeing.add(dialect + " " + type.getSimpleName() + "." + method.getName() + ": "
+                                    + statement.placeholders() + " placeholders, binds " + statement.binds() + " in "
+                                    + statement.sql());
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(walked).isGreaterThan(50);
+        assertThat(disagreeing).isEmpty();
+    }
+
+    /** Every main class that builds statements is one of those walked. */
+    @Test
+    void shouldWalkEveryClassThatBuildsStatements() throws IOException {
+        Path main = Path.of("src/main/java");
+        List<String> building;
+        try (Stream<Path> files = Files.walk(main)) {
+            building = files.filter(file -> file.toString().endsWith(".java"))
+                    .filter(file -> !file.endsWith("Statement.java"))
+                    .filter(StatementBindsTest::buildsStatements)
+                    .map(file ->
+                            main.relativize(file).toString().replace('/', '.').replaceAll("\\.java$", ""))
+                    .toList();
+        }
+        assertThat(STATEMENT_CLASSES).containsAll(building);
+    }
+
+    private static boolean buildsStatements(Path file) {
+        try {
+            String text = Files.readString(file);
+            return text.contains("Statement.of(") || text.contains("new Statement(");
+        } catch (IOException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static Object instance(Class<?> type, JdbcDialect dialect) throws Exception {
+        for (Constructor<?> constructor : type.getDeclaredConstructors()) {
+            if (Modifier.isPrivate(constructor.getModifiers())) {
+                return null; // static statements only
+            }
+            constructor.setAccessible(true);
+            Class<?>[] parameters = constructor.getParameterTypes();
+            Object[] args = new Object[parameters.length];
+            for (int i = 0; i < parameters.length; i++) {
+                args[i] = collaborator(parameters[i], dialect);
+            }
+            return constructor.newInstance(args);
+        }
+        throw new IllegalStateException("No constructor: " + type);
+    }
+
+    private static Object collaborator(Class<?> type, JdbcDialect dialect) {
+        if (type == JdbcDialect.class) {
+            return dialect;
+        }
+        if (type == TableNames.class) {
+            return TableNames.defaults();
+        }
+        if (type == InstanceSql.class) {
+            return new InstanceSql(dialect, TableNames.defaults());
+        }
+        throw new IllegalStateException("No sample collaborator of " + type);
+    }
+
+    /** Every combination of the sample values of {@code types}. */
+    private static List<Object[]> arguments(Class<?>[] types) {
+        List<Object[]> combinations = new ArrayList<>();
+        combinations.add(new Object[types.length]);
+        for (int i = 0; i < types.length; i++) {
+            List<Object> samples = SAMPLES.get(types[i]);
+            if (samples == null) {
+                throw new IllegalStateException("No sample value of " + types[i]);
+            }
+            List<Object[]> next = new ArrayList<>();
+            for (Object[] combination : combinations) {
+                for (Object sample : samples) {
+                    Object[] extended = combination.clone();
+                    extended[i] = sample;
+                    next.add(extended);
+                }
+            }
+            combinations = next;
+        }
+        return combinations;
+    }
+}
