@@ -16,21 +16,25 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
  * Every statement of every database names as many binds as its SQL has placeholders, walked through
- * each class of statements with sample arguments, so that a statement whose binds and placeholders
- * disagree fails here and not in a production run.
+ * each class of statements (the database's own, where it has them) with sample arguments, so that a
+ * statement whose binds and placeholders disagree fails here and not in a production run.
  */
 class StatementBindsTest {
 
     /** The classes of statements, each walked for every database. */
     private static final List<String> STATEMENT_CLASSES = List.of(
             "io.timedjobs.scheduler.jdbc.database.InstanceSql",
+            "io.timedjobs.scheduler.jdbc.cluster.JobSql",
             "io.timedjobs.scheduler.jdbc.history.RunHistorySql",
             "io.timedjobs.scheduler.jdbc.schema.SchemaSql");
 
@@ -52,16 +56,22 @@ class StatementBindsTest {
                                     .from(Instant.EPOCH)
                                     .to(Instant.EPOCH.plusSeconds(1))));
 
-    /** Each statement of each class, for each database, binds exactly as many values as it has placeholders. */
+    /**
+     * Each statement of each class, for each database, binds exactly as many values as it has
+     * placeholders, and every class that builds statements is walked.
+     */
     @Test
     void shouldNameOneBindPerPlaceholderInEveryStatementOfEveryDatabase() throws Exception {
         List<String> disagreeing = new ArrayList<>();
+        Set<String> walkedClasses = new TreeSet<>();
         int walked = 0;
         for (JdbcDialect dialect : DATABASES) {
             for (String className : STATEMENT_CLASSES) {
                 Class<?> type = Class.forName(className);
                 Object statements = instance(type, dialect);
-                for (Method method : type.getDeclaredMethods()) {
+                walkedClasses.add(
+                        statements == null ? className : statements.getClass().getName());
+                for (Method method : methods(statements == null ? type : statements.getClass())) {
                     if (method.getReturnType() != Statement.class || method.isSynthetic()) {
                         continue;
                     }
@@ -83,11 +93,25 @@ class StatementBindsTest {
         }
         assertThat(walked).isGreaterThan(50);
         assertThat(disagreeing).isEmpty();
+        assertThat(walkedClasses).containsAll(buildingClasses());
     }
 
-    /** Every main class that builds statements is one of those walked. */
-    @Test
-    void shouldWalkEveryClassThatBuildsStatements() throws IOException {
+    /** The methods of {@code type} and its superclasses that are not overridden. */
+    private static List<Method> methods(Class<?> type) {
+        List<Method> methods = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (Class<?> at = type; at != Object.class; at = at.getSuperclass()) {
+            for (Method method : at.getDeclaredMethods()) {
+                if (seen.add(method.getName() + List.of(method.getParameterTypes()))) {
+                    methods.add(method);
+                }
+            }
+        }
+        return methods;
+    }
+
+    /** Every main class that builds statements. */
+    private static List<String> buildingClasses() throws IOException {
         Path main = Path.of("src/main/java");
         List<String> building;
         try (Stream<Path> files = Files.walk(main)) {
@@ -98,7 +122,7 @@ class StatementBindsTest {
                             main.relativize(file).toString().replace('/', '.').replaceAll("\\.java$", ""))
                     .toList();
         }
-        assertThat(STATEMENT_CLASSES).containsAll(building);
+        return building;
     }
 
     private static boolean buildsStatements(Path file) {
@@ -110,20 +134,30 @@ class StatementBindsTest {
         }
     }
 
+    /** The statements of {@code dialect}'s database: by the class's {@code of}, where it has one. */
     private static Object instance(Class<?> type, JdbcDialect dialect) throws Exception {
+        for (Method factory : type.getDeclaredMethods()) {
+            if (factory.getName().equals("of") && Modifier.isStatic(factory.getModifiers())) {
+                factory.setAccessible(true);
+                return factory.invoke(null, collaborators(factory.getParameterTypes(), dialect));
+            }
+        }
         for (Constructor<?> constructor : type.getDeclaredConstructors()) {
             if (Modifier.isPrivate(constructor.getModifiers())) {
                 return null; // static statements only
             }
             constructor.setAccessible(true);
-            Class<?>[] parameters = constructor.getParameterTypes();
-            Object[] args = new Object[parameters.length];
-            for (int i = 0; i < parameters.length; i++) {
-                args[i] = collaborator(parameters[i], dialect);
-            }
-            return constructor.newInstance(args);
+            return constructor.newInstance(collaborators(constructor.getParameterTypes(), dialect));
         }
         throw new IllegalStateException("No constructor: " + type);
+    }
+
+    private static Object[] collaborators(Class<?>[] types, JdbcDialect dialect) {
+        Object[] args = new Object[types.length];
+        for (int i = 0; i < types.length; i++) {
+            args[i] = collaborator(types[i], dialect);
+        }
+        return args;
     }
 
     private static Object collaborator(Class<?> type, JdbcDialect dialect) {

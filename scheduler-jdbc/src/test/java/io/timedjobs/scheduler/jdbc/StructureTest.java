@@ -24,7 +24,7 @@ class StructureTest {
             "ClusteredJob", 541,
             "DurableTaskEngine", 459,
             "DurableTaskRunner", 602,
-            "JdbcDialect", 482));
+            "JdbcDialect", 455));
 
     /**
      * Classes with a constructor over the parameter limit today, with the most parameters each may

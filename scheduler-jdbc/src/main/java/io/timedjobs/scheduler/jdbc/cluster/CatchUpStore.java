@@ -32,7 +32,7 @@ final class CatchUpStore {
         this.jdbc = database.jdbc();
         this.dialect = database.dialect();
         this.instance = instance;
-        this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
+        this.sql = JobSql.of(database.dialect(), database.tables(), instance.sql());
         this.jobs = jobs;
         // The template's own data source, so that its statements join these transactions.
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));

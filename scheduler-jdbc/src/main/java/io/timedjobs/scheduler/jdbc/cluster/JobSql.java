@@ -2,11 +2,14 @@ package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.database.InstanceSql;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.Statement;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Immutable; any thread. The statements of the jobs and fires tables for one database, readable in
- * one place.
+ * Not API: used by the stores of this package, and extended by a database's own statements where
+ * they differ (in that database's package under {@code database}). Immutable; any thread. The
+ * portable statements of the jobs and fires tables, readable in one place.
  *
  * <p>Every value reaches the database as a bind parameter; only table names and the {@link
  * JdbcDialect}'s clock expressions are formatted in. Durations are bound as milliseconds, instants
@@ -25,13 +28,16 @@ import io.timedjobs.scheduler.jdbc.database.TableNames;
  * {@code fenced} keeps them from firing a definition the job no longer has). Paused below means
  * {@code COALESCE(user_paused, paused)}, for rows no version 2 instance has touched yet.
  */
-final class JobSql {
+public class JobSql {
 
-    private final String jobs;
-    private final String fires;
-    private final String now;
-    private final String nowPlus;
-    private final String ownerIsDead;
+    /** Paused, for rows that version 1 instances wrote and rows of version 2 alike. */
+    protected static final String PAUSED = "COALESCE(user_paused, paused)";
+
+    protected final String jobs;
+    protected final String fires;
+    protected final String now;
+    protected final String nowPlus;
+    protected final String ownerIsDead;
     private final String definitions;
     private final String carriers;
     private final String carrierIsDead;
@@ -40,10 +46,14 @@ final class JobSql {
     private final String instanceParameter;
     private final String instantParameter;
 
-    /** Paused, for rows that version 1 instances wrote and rows of version 2 alike. */
-    private static final String PAUSED = "COALESCE(user_paused, paused)";
+    /** Makes the statements of the jobs and fires tables of one database. */
+    @FunctionalInterface
+    public interface Factory {
+        JobSql create(JdbcDialect dialect, TableNames tables, InstanceSql instances);
+    }
 
-    JobSql(JdbcDialect dialect, TableNames tables, InstanceSql instances) {
+    /** The portable statements; a database's own extend them. */
+    protected JobSql(JdbcDialect dialect, TableNames tables, InstanceSql instances) {
         this.jobs = tables.jobs();
         this.fires = tables.fires();
         this.now = dialect.now();
@@ -56,6 +66,11 @@ final class JobSql {
         this.jobNameParameter = dialect.textParameter(300);
         this.instanceParameter = dialect.textParameter(200);
         this.instantParameter = dialect.instantParameter();
+    }
+
+    /** Returns the statements of {@code dialect}'s database: its own {@link Factory}'s, else these. */
+    static JobSql of(JdbcDialect dialect, TableNames tables, InstanceSql instances) {
+        return dialect.statements(Factory.class, JobSql::new).create(dialect, tables, instances);
     }
 
     /**
@@ -192,67 +207,28 @@ final class JobSql {
     }
 
     /**
-     * {@link #recordFire()} folded with the read of the job's row that tells a loser why it lost,
-     * in one statement, for dialects with data-modifying {@code WITH} ({@link
-     * JdbcDialect#foldsInsertWithRead()}): one row, whether this caller recorded the fire
-     * ({@code recorded}, 0 or 1) and the job's {@code definition_key} and {@code paused} as the
-     * insert saw them (null without a row). Binds: job, job, fire, instance, fire, minus horizon
-     * millis, fire, horizon millis, definition key.
+     * {@link #recordFire()} folded with the read of the job's row that tells a loser why it lost, in
+     * one statement, announcing a recorded fire in the same statement when {@code announce}
+     * (delivered at its commit; see {@link FireNotices}); null here, the portable answer: the store
+     * then records and reads in statements of their own. A database that folds them returns one row:
+     * whether this caller recorded the fire ({@code recorded}, 0 or 1), the job's {@code
+     * definition_key} and {@code paused} as the insert saw them (null without a row), and {@code
+     * announced} when {@code announce}.
      */
-    String recordFireOrRead() {
-        return recordFireOrRead(false);
+    public @Nullable Statement recordFireOrRead(boolean announce) {
+        return null;
     }
 
     /**
-     * {@link #recordFireOrRead()}, announcing a recorded fire with {@code pg_notify} in the same
-     * statement when {@code announce} (delivered at its commit; see {@link FireNotices}): then two
-     * more binds at the end, channel and payload, and a column {@code announced}.
+     * {@link #recordFireOrRead(boolean)} with the run lease taken in the same statement when the fire
+     * is recorded, on the terms of {@link #takeFreeLease()} and {@link #takeExpiredLease()} together;
+     * null here, the portable answer. One row: {@code recorded}, {@code definition_key} and {@code
+     * paused} as there, {@code leased} (0 or 1), and {@code stale_owner}: the lease's holder when, as
+     * the statement began, its lease had ended or its holder was dead (a lease released meanwhile by a
+     * run that just ended is then no take-over).
      */
-    String recordFireOrRead(boolean announce) {
-        return "WITH job AS (SELECT definition_key, " + PAUSED + " AS paused FROM " + jobs + " WHERE job_name = ?),"
-                + " recorded AS (INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
-                + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
-                + " CAST(? AS VARCHAR(200)), " + now
-                + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
-                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
-                + " AND EXISTS (SELECT 1 FROM job WHERE definition_key = ? AND NOT paused)"
-                + " ON CONFLICT DO NOTHING RETURNING 1)"
-                + (announce ? ", announced AS (SELECT pg_notify(?, ?) FROM recorded)" : "")
-                + " SELECT (SELECT COUNT(*) FROM recorded) AS recorded,"
-                + " (SELECT definition_key FROM job) AS definition_key, (SELECT paused FROM job) AS paused"
-                + (announce ? ", (SELECT COUNT(*) FROM announced) AS announced" : "");
-    }
-
-    /**
-     * {@link #recordFireOrRead(boolean)} with the run lease taken in the same statement when the
-     * fire is recorded, on the terms of {@link #takeFreeLease()} and {@link #takeExpiredLease()}
-     * together. One row: {@code recorded}, {@code definition_key} and {@code paused} as there,
-     * {@code leased} (0 or 1), and {@code stale_owner}: the lease's holder when, as the statement
-     * began, its lease had ended or its holder was dead (a lease released meanwhile by a run that
-     * just ended is then no take-over). Binds: dead after, job, job, fire, instance, fire, minus
-     * horizon millis, fire, horizon millis, definition key, instance, max run millis, job,
-     * instance, dead after; then channel and payload when {@code announce}.
-     */
-    String recordFireAndLease(boolean announce) {
-        return "WITH job AS (SELECT definition_key, " + PAUSED + " AS paused, CASE WHEN lease_owner IS NOT NULL"
-                + " AND (lease_until < " + now + " OR " + ownerIsDead + ") THEN lease_owner END AS stale_owner"
-                + " FROM " + jobs + " WHERE job_name = ?),"
-                + " recorded AS (INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
-                + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
-                + " CAST(? AS VARCHAR(200)), " + now
-                + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
-                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
-                + " AND EXISTS (SELECT 1 FROM job WHERE definition_key = ? AND NOT paused)"
-                + " ON CONFLICT DO NOTHING RETURNING 1),"
-                + " leased AS (UPDATE " + jobs + " SET lease_owner = ?, lease_until = " + nowPlus
-                + " WHERE job_name = ? AND EXISTS (SELECT 1 FROM recorded)"
-                + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < " + now + " OR " + ownerIsDead
-                + ") RETURNING 1)"
-                + (announce ? ", announced AS (SELECT pg_notify(?, ?) FROM recorded)" : "")
-                + " SELECT (SELECT COUNT(*) FROM recorded) AS recorded,"
-                + " (SELECT definition_key FROM job) AS definition_key, (SELECT paused FROM job) AS paused,"
-                + " (SELECT COUNT(*) FROM leased) AS leased, (SELECT stale_owner FROM job) AS stale_owner"
-                + (announce ? ", (SELECT COUNT(*) FROM announced) AS announced" : "");
+    public @Nullable Statement recordFireAndLease(boolean announce) {
+        return null;
     }
 
     /**

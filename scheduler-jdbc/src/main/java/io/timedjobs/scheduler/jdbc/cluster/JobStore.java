@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.Statement;
 import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import io.timedjobs.scheduler.jdbc.history.RunKind;
@@ -105,7 +106,7 @@ public final class JobStore {
         this.jdbc = database.jdbc();
         this.dialect = database.dialect();
         this.instance = instance;
-        this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
+        this.sql = JobSql.of(database.dialect(), database.tables(), instance.sql());
         this.catchUp = new CatchUpStore(database, instance, this);
         this.definitions = new JobDefinitionStore(database, instance, this);
         this.delayed = new DelayedFireStore(database, instance, this, history);
@@ -227,7 +228,8 @@ public final class JobStore {
 
     private FireAttempt recordFireOrRead(
             String job, String definitionKey, Instant fireAt, Duration horizon, @Nullable String channel) {
-        if (!dialect.foldsInsertWithRead()) {
+        Statement folded = sql.recordFireOrRead(channel != null);
+        if (folded == null) {
             return FireAttempt.unexplained(recordFire(job, definitionKey, fireAt, horizon));
         }
         Object at = dialect.bind(fireAt);
@@ -236,17 +238,16 @@ public final class JobStore {
                 new ArrayList<>(List.of(job, job, at, instance.name(), at, -horizonMillis, at, horizonMillis));
         binds.add(definitionKey);
         if (channel != null) {
-            binds.add(channel);
-            binds.add(FireNotices.payload(job, definitionKey, fireAt));
+            binds.addAll(List.of(channel, FireNotices.payload(job, definitionKey, fireAt)));
         }
         return Objects.requireNonNull(jdbc.query(
-                sql.recordFireOrRead(channel != null),
+                folded.sql(),
                 rs -> {
                     rs.next();
                     String key = rs.getString("definition_key");
                     return new FireAttempt(rs.getLong("recorded") == 1, true, key, rs.getBoolean("paused"));
                 },
-                binds.toArray()));
+                folded.args(binds.toArray())));
     }
 
     /**
@@ -259,11 +260,7 @@ public final class JobStore {
         return recordFireAndLease(job, definitionKey, fireAt, horizon, maxRunTime, null);
     }
 
-    /**
-     * As {@link #recordFireAndLease(String, String, Instant, Duration, Duration)}, announcing a
-     * recorded fire on {@code channel} in the statement that records it where the dialect folds
-     * statements (PostgreSQL; null: no announcement).
-     */
+    /** As above, announcing a recorded fire on {@code channel} (null: none) where the statement folds. */
     FireAndLease recordFireAndLease(
             String job,
             String definitionKey,
@@ -271,7 +268,8 @@ public final class JobStore {
             Duration horizon,
             Duration maxRunTime,
             @Nullable String channel) {
-        if (!dialect.foldsInsertWithRead()) {
+        Statement folded = sql.recordFireAndLease(channel != null);
+        if (folded == null) {
             FireAttempt attempt = recordFireOrRead(job, definitionKey, fireAt, horizon, channel);
             return new FireAndLease(attempt, attempt.recorded() ? acquireLease(job, maxRunTime) : null);
         }
@@ -282,11 +280,10 @@ public final class JobStore {
         binds.addAll(List.of(horizonMillis, definitionKey, instance.name(), maxRunTime.toMillis(), job));
         binds.addAll(List.of(instance.name(), instance.deadAfterMillisParameter()));
         if (channel != null) {
-            binds.add(channel);
-            binds.add(FireNotices.payload(job, definitionKey, fireAt));
+            binds.addAll(List.of(channel, FireNotices.payload(job, definitionKey, fireAt)));
         }
         FireAndLease result = Objects.requireNonNull(jdbc.query(
-                sql.recordFireAndLease(channel != null),
+                folded.sql(),
                 rs -> {
                     rs.next();
                     FireAttempt attempt = new FireAttempt(
@@ -300,7 +297,7 @@ public final class JobStore {
                             : stale == null || stale.equals(instance.name()) ? Lease.TAKEN : Lease.TAKEN_OVER;
                     return new FireAndLease(attempt, lease);
                 },
-                binds.toArray()));
+                folded.args(binds.toArray())));
         if (result.lease() == Lease.TAKEN || result.lease() == Lease.TAKEN_OVER) {
             held.add(job);
         }

@@ -1,5 +1,8 @@
-package io.timedjobs.scheduler.jdbc.database;
+package io.timedjobs.scheduler.jdbc.database.postgresql;
 
+import io.timedjobs.scheduler.jdbc.cluster.JobSql;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.Upsert;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -10,7 +13,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.RowMapper;
 
 /**
- * Immutable, thread-safe; used through {@link JdbcDialect} only. PostgreSQL 12 or later.
+ * Immutable, thread-safe; used through {@link JdbcDialect} only, which loads it as a service. PostgreSQL 12 or later.
  *
  * <ul>
  *   <li>The clock is {@code clock_timestamp()}, which moves within a transaction (unlike {@code
@@ -22,13 +25,18 @@ import org.springframework.jdbc.core.RowMapper;
  *       lock, so that one instance creates the tables while the others wait and then find them.
  * </ul>
  */
-final class PostgresDialect extends JdbcDialect {
+public final class PostgresDialect extends JdbcDialect {
 
     /** Key of the advisory lock that serializes schema creation ("timedjob" in ASCII). */
     private static final long ADVISORY_LOCK_KEY = 0x74696d65646a6f62L;
 
+    /** PostgreSQL's own statements of the groups of tables where they differ from the portable ones. */
+    public PostgresDialect() {
+        ownStatements(JobSql.Factory.class, PostgresJobSql::new);
+    }
+
     @Override
-    boolean isProduct(String lowerCaseProductName) {
+    protected boolean isProduct(String lowerCaseProductName) {
         return lowerCaseProductName.contains("postgresql");
     }
 
@@ -88,11 +96,6 @@ final class PostgresDialect extends JdbcDialect {
     }
 
     @Override
-    public boolean foldsInsertWithRead() {
-        return true;
-    }
-
-    @Override
     public boolean bindsIdArrays() {
         return true;
     }
@@ -104,12 +107,12 @@ final class PostgresDialect extends JdbcDialect {
      * whole table; and a subquery that locks rows must not be run twice.
      */
     @Override
-    String idIn(String subquery) {
+    protected String idIn(String subquery) {
         return "id = ANY(ARRAY(" + subquery + "))";
     }
 
     @Override
-    String returning(String update, String columns) {
+    protected String returning(String update, String columns) {
         return update + " RETURNING " + columns;
     }
 

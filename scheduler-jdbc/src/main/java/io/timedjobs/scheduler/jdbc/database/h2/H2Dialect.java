@@ -1,5 +1,7 @@
-package io.timedjobs.scheduler.jdbc.database;
+package io.timedjobs.scheduler.jdbc.database.h2;
 
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.Upsert;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -10,7 +12,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.RowMapper;
 
 /**
- * Immutable, thread-safe; used through {@link JdbcDialect} only. H2 2.x, for development and tests.
+ * Immutable, thread-safe; used through {@link JdbcDialect} only, which loads it as a service. H2 2.x, for development and tests.
  *
  * <ul>
  *   <li>The clock is {@code CURRENT_TIMESTAMP}, read once per statement.
@@ -23,7 +25,7 @@ import org.springframework.jdbc.core.RowMapper;
  *       database may run the same script, and each skips the changes and versions another made.
  * </ul>
  */
-final class H2Dialect extends JdbcDialect {
+public final class H2Dialect extends JdbcDialect {
 
     /** Serializes schema scripts within this JVM. */
     private static final Object SCHEMA_LOCK = new Object();
@@ -32,7 +34,7 @@ final class H2Dialect extends JdbcDialect {
     private static final int UPSERT_ATTEMPTS = 3;
 
     @Override
-    boolean isProduct(String lowerCaseProductName) {
+    protected boolean isProduct(String lowerCaseProductName) {
         return lowerCaseProductName.equals("h2");
     }
 
@@ -67,7 +69,7 @@ final class H2Dialect extends JdbcDialect {
     }
 
     @Override
-    String returning(String update, String columns) {
+    protected String returning(String update, String columns) {
         return "SELECT " + columns + " FROM FINAL TABLE (" + update + ")";
     }
 

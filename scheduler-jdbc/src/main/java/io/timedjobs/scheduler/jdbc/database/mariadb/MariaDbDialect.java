@@ -1,5 +1,9 @@
-package io.timedjobs.scheduler.jdbc.database;
+package io.timedjobs.scheduler.jdbc.database.mariadb;
 
+import io.timedjobs.scheduler.jdbc.database.DeadlockRetry;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.RowChange;
+import io.timedjobs.scheduler.jdbc.database.Upsert;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -30,7 +34,7 @@ import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.RowMapperResultSetExtractor;
 
 /**
- * Immutable, thread-safe; used through {@link JdbcDialect} only. MariaDB 10.6 or later, and MySQL
+ * Immutable, thread-safe; used through {@link JdbcDialect} only, which loads it as a service. MariaDB 10.6 or later, and MySQL
  * 8.0.1 or later: only SQL that both document, so that one dialect and one set of scripts serve both.
  *
  * <ul>
@@ -62,7 +66,7 @@ import org.springframework.jdbc.core.RowMapperResultSetExtractor;
  *       transaction fails, for the transaction's owner to decide ({@link DeadlockRetry}).
  * </ul>
  */
-final class MariaDbDialect extends JdbcDialect {
+public final class MariaDbDialect extends JdbcDialect {
 
     /**
      * Codes of the errors that {@code INSERT IGNORE} turns into warnings on a row it writes all the
@@ -88,12 +92,12 @@ final class MariaDbDialect extends JdbcDialect {
     private final LockThenUpdate lockThenUpdate = new LockThenUpdate(this);
 
     @Override
-    boolean isProduct(String lowerCaseProductName) {
+    protected boolean isProduct(String lowerCaseProductName) {
         return lowerCaseProductName.contains("mariadb") || lowerCaseProductName.contains("mysql");
     }
 
     @Override
-    void checkVersion(@Nullable String productName, @Nullable String productVersion) {
+    protected void checkVersion(@Nullable String productName, @Nullable String productVersion) {
         String version = productVersion == null ? "" : productVersion;
         boolean mariaDb = version.toLowerCase(Locale.ROOT).contains("mariadb")
                 || (productName != null && productName.toLowerCase(Locale.ROOT).contains("mariadb"));
@@ -150,7 +154,7 @@ final class MariaDbDialect extends JdbcDialect {
     }
 
     @Override
-    int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
+    protected int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
         int next = index;
         for (String value : values) {
             ps.setString(next++, value);
@@ -285,7 +289,7 @@ final class MariaDbDialect extends JdbcDialect {
 
     /** Not used: {@link #claim} and {@link #updateReturning} are this dialect's own. */
     @Override
-    String returning(String update, String columns) {
+    protected String returning(String update, String columns) {
         throw new UnsupportedOperationException("MariaDB and MySQL have no RETURNING on UPDATE");
     }
 
