@@ -11,6 +11,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,10 +37,7 @@ import org.springframework.jdbc.core.RowMapper;
  * cannot change and return rows in one statement runs them as a locking select and an update; a set
  * of values bound as one parameter ({@link #anyOf}); a batched delete ({@link #deleteFirst}); and how
  * schema scripts keep two instances from creating the tables at once ({@link #runSchemaScript}).
- *
- * <p>Instants are bound by {@link #bind(Instant)} and read by {@link #readInstant}, truncated to
- * microseconds (the precision every database stores), so that an instant read back equals the one
- * written.
+ * Instants are bound by {@link #bind(Instant)} and read by {@link #readInstant}.
  */
 public abstract class JdbcDialect {
 
@@ -204,16 +202,6 @@ public abstract class JdbcDialect {
     public abstract int insertIfAbsent(JdbcOperations jdbc, String insert, @Nullable Object... args);
 
     /**
-     * Whether a statement can take a list of ids as one bound value, {@code CAST(? AS BIGINT[])}
-     * bound to a {@code long[]} (a typed array, see {@link #bind}), and look values up in it
-     * (PostgreSQL): a group of fenced starts, or of completions, is then one statement, not one per
-     * task. False by default, the portable answer: a JDBC batch of one statement per task.
-     */
-    public boolean bindsIdArrays() {
-        return false;
-    }
-
-    /**
      * Whether a JDBC batch of updates reports how many rows each of its statements changed, as a group
      * of fenced completions needs to tell which were accepted; true by default.
      */
@@ -267,10 +255,11 @@ public abstract class JdbcDialect {
 
     /**
      * Returns a condition that {@code column} equals one of a set of values, bound by {@link #bind}
-     * from one {@code String[]} of {@code count} values.
+     * from one {@code String[]} of {@code count} values: by default one parameter per value, which a
+     * database with arrays may write as one parameter.
      */
     public String anyOf(String column, int count) {
-        return column + " = ANY(?)";
+        return count == 0 ? "1 = 0" : column + " IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
     }
 
     /** Returns the clause that keeps the first rows only, their number bound as one parameter. */
@@ -381,8 +370,8 @@ public abstract class JdbcDialect {
     /**
      * Binds values in order: null as a null VARCHAR, an {@link Instant} by {@link #bind(Instant)}, a
      * {@link Duration} as milliseconds, a {@code String[]} as the set of an {@link #anyOf}, a {@code
-     * long[]} as an array of {@code BIGINT} (where the dialect {@linkplain #bindsIdArrays() binds
-     * them}), anything else as is.
+     * long[]} as an array of {@code BIGINT} (where the database's own statements take one), anything
+     * else as is.
      */
     public void bind(PreparedStatement ps, List<?> values) throws SQLException {
         int index = 1;
@@ -414,8 +403,11 @@ public abstract class JdbcDialect {
 
     /** Binds the set of an {@link #anyOf} at {@code index}; returns the index of the next parameter. */
     protected int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
-        ps.setArray(index, ps.getConnection().createArrayOf("VARCHAR", values));
-        return index + 1;
+        int next = index;
+        for (String value : values) {
+            ps.setString(next++, value);
+        }
+        return next;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.jdbc.durable;
 
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.RowChange;
+import io.timedjobs.scheduler.jdbc.database.Statement;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.database.Upsert;
 import io.timedjobs.scheduler.jdbc.database.Upsert.Column;
@@ -10,8 +11,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Immutable; any thread. The statements of the durable tasks table for one database, readable in one
- * place.
+ * Not API: used by the store of this package, and extended by a database's own statements where
+ * they differ (in that database's package under {@code database}). Immutable; any thread. The
+ * portable statements of the durable tasks table, readable in one place.
  *
  * <p>Every value reaches the database as a bind parameter; only the table name and the {@link
  * JdbcDialect}'s clock expressions are formatted in. Durations are bound as milliseconds, a set of
@@ -24,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * {@code claim_version}; {@code FAILED} ran out of attempts. A claim, a replacement and a reschedule
  * each bump {@code claim_version}, so a start or a completion under an older version changes nothing.
  */
-final class DurableTaskSql {
+public class DurableTaskSql {
 
     static final String COLUMNS =
             "id, handler, task_key, payload, schedule, fire_at, due_at, state, attempts, last_error, claimed_by, claim_version,"
@@ -34,9 +36,9 @@ final class DurableTaskSql {
     private final String claimSet;
 
     private final JdbcDialect dialect;
-    private final String table;
+    protected final String table;
     private final String now;
-    private final String nowPlusMillis;
+    protected final String nowPlusMillis;
 
     /**
      * The due bound of claims: the database's time fixed for the statement, so that the (state,
@@ -46,7 +48,14 @@ final class DurableTaskSql {
 
     private final String dueByPlusMillis;
 
-    DurableTaskSql(JdbcDialect dialect, TableNames tables) {
+    /** Makes the statements of the durable tasks table of one database. */
+    @FunctionalInterface
+    public interface Factory {
+        DurableTaskSql create(JdbcDialect dialect, TableNames tables);
+    }
+
+    /** The portable statements; a database's own extend them. */
+    protected DurableTaskSql(JdbcDialect dialect, TableNames tables) {
         this.dialect = dialect;
         this.table = tables.tasks();
         this.now = dialect.now();
@@ -144,6 +153,11 @@ final class DurableTaskSql {
         return new RowChange(table, claimSet, condition, order, COLUMNS);
     }
 
+    /** Returns the statements of {@code dialect}'s database: its own {@link Factory}'s, else these. */
+    static DurableTaskSql of(JdbcDialect dialect, TableNames tables) {
+        return dialect.statements(Factory.class, DurableTaskSql::new).create(dialect, tables);
+    }
+
     /**
      * The fenced start: CLAIMED by this owner under this version becomes RUNNING, counts an attempt and
      * renews the lease. Binds: lease millis, id, owner, version. One row changed means go.
@@ -154,48 +168,22 @@ final class DurableTaskSql {
     }
 
     /**
-     * {@link #start()} for a group of tasks in one statement, where the dialect binds arrays of ids
-     * ({@link JdbcDialect#bindsIdArrays()}); null elsewhere. Returns the id and claim version of
-     * each task started. The ids must be distinct.
-     * Binds: lease millis, then {@link #groupFence()}'s, then owner.
+     * {@link #start()} for a group of tasks in one statement, returning the id and claim version of
+     * each task started (the ids distinct), bound as {@code lease millis}, then the ids, versions and
+     * ids again (each a {@code long[]}, versions in the order of the ids), then {@code owner}; null
+     * here, the portable answer: a JDBC batch of {@link #start()}, one statement per task.
      */
-    @Nullable
-    String startGroup() {
-        if (!dialect.bindsIdArrays()) {
-            return null;
-        }
-        return "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis
-                // The holder's and the state's checks are written so that no index can answer them:
-                // statistics that a drain's claims have outrun rate this holder's claims (or all
-                // claims) few, and the planner would then read all of them for each group through
-                // the claimed_by or the (state, due_at) index, rather than the group's own rows.
-                + " WHERE " + groupFence() + " AND COALESCE(claimed_by, '') = ? AND COALESCE(state, '') = 'CLAIMED'"
-                + " RETURNING id, claim_version";
+    public @Nullable Statement startGroup() {
+        return null;
     }
 
     /**
-     * {@link #completeOnce()} for a group of tasks in one statement, where the dialect binds arrays
-     * of ids; null elsewhere. Returns the id and claim version of each task completed. The ids must
-     * be distinct. Binds: {@link #groupFence()}'s.
+     * {@link #completeOnce()} for a group of tasks in one statement, returning the id and claim
+     * version of each task completed (the ids distinct), bound as the ids, versions and ids again;
+     * null here, the portable answer: a JDBC batch of {@link #completeOnce()}.
      */
-    @Nullable
-    String completeOnceGroup() {
-        if (!dialect.bindsIdArrays()) {
-            return null;
-        }
-        return "DELETE FROM " + table + " WHERE " + groupFence() + " RETURNING id, claim_version";
-    }
-
-    /**
-     * Each task of a group under the version it was claimed with. The ids go first, as a condition on
-     * the primary key that the planner answers with the index whatever it guesses of the array's
-     * length or the table's size (a join with the unnested arrays may read the whole table instead);
-     * each row's version is then looked up by its id's position. Binds: ids, versions, ids (each a
-     * {@code long[]}, bound as a typed array, versions in the order of the ids).
-     */
-    private static String groupFence() {
-        return "id = ANY(CAST(? AS BIGINT[]))"
-                + " AND claim_version = (CAST(? AS BIGINT[]))[array_position(CAST(? AS BIGINT[]), id)]";
+    public @Nullable Statement completeOnceGroup() {
+        return null;
     }
 
     /**

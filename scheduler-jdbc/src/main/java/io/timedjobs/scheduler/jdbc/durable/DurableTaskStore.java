@@ -56,7 +56,7 @@ public final class DurableTaskStore {
     DurableTaskStore(JdbcTemplate jdbc, JdbcDialect dialect, TableNames tables) {
         this.jdbc = jdbc;
         this.dialect = dialect;
-        this.sql = new DurableTaskSql(dialect, tables);
+        this.sql = DurableTaskSql.of(dialect, tables);
         this.groups = new GroupStatements(jdbc, dialect, sql);
     }
 

@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.jdbc.database.h2;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.Upsert;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -117,6 +118,18 @@ public final class H2Dialect extends JdbcDialect {
         synchronized (SCHEMA_LOCK) {
             script.run();
         }
+    }
+
+    /** The set as one parameter, an array. */
+    @Override
+    public String anyOf(String column, int count) {
+        return column + " = ANY(?)";
+    }
+
+    @Override
+    protected int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
+        ps.setArray(index, ps.getConnection().createArrayOf("VARCHAR", values));
+        return index + 1;
     }
 
     @Override

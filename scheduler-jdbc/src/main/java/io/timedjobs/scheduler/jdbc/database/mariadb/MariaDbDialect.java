@@ -16,7 +16,6 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -52,7 +51,7 @@ import org.springframework.jdbc.core.RowMapperResultSetExtractor;
  *       any, whether a row was written or not (a value cut may collide with a key already there),
  *       and one that says a value was changed is thrown as the error it would have been (a row
  *       written stays where no transaction of the caller's rolls it back).
- *   <li>Neither database has {@code RETURNING} on {@code UPDATE}, nor a row limit in an {@code IN}
+ *   <li>Neither database returns the rows an {@code UPDATE} changed, nor has a row limit in an {@code IN}
  *       subquery: a claim is a {@code SELECT ... FOR UPDATE SKIP LOCKED} of the ids, an {@code UPDATE}
  *       of those ids and a {@code SELECT} of them, in one transaction on one connection (the caller's,
  *       if it has one; else its own, at READ COMMITTED, which locks no gaps). An upsert is {@code
@@ -143,23 +142,6 @@ public final class MariaDbDialect extends JdbcDialect {
     @Override
     public String plusMillis(String timestamp) {
         return "TIMESTAMPADD(MICROSECOND, CAST(? AS SIGNED) * 1000, " + timestamp + ")";
-    }
-
-    @Override
-    public String anyOf(String column, int count) {
-        if (count == 0) {
-            return "1 = 0";
-        }
-        return column + " IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
-    }
-
-    @Override
-    protected int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
-        int next = index;
-        for (String value : values) {
-            ps.setString(next++, value);
-        }
-        return next;
     }
 
     @Override
@@ -290,7 +272,7 @@ public final class MariaDbDialect extends JdbcDialect {
     /** Not used: {@link #claim} and {@link #updateReturning} are this dialect's own. */
     @Override
     protected String returning(String update, String columns) {
-        throw new UnsupportedOperationException("MariaDB and MySQL have no RETURNING on UPDATE");
+        throw new UnsupportedOperationException("MariaDB and MySQL cannot return the rows an UPDATE changed");
     }
 
     /**

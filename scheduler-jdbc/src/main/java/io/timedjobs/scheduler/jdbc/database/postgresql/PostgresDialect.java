@@ -3,7 +3,9 @@ package io.timedjobs.scheduler.jdbc.database.postgresql;
 import io.timedjobs.scheduler.jdbc.cluster.JobSql;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.Upsert;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskSql;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -33,6 +35,7 @@ public final class PostgresDialect extends JdbcDialect {
     /** PostgreSQL's own statements of the groups of tables where they differ from the portable ones. */
     public PostgresDialect() {
         ownStatements(JobSql.Factory.class, PostgresJobSql::new);
+        ownStatements(DurableTaskSql.Factory.class, PostgresDurableTaskSql::new);
     }
 
     @Override
@@ -95,11 +98,6 @@ public final class PostgresDialect extends JdbcDialect {
         return "SELECT pg_notify(?, ?)";
     }
 
-    @Override
-    public boolean bindsIdArrays() {
-        return true;
-    }
-
     /**
      * The ids as an array, built once before the rows are read ({@code ANY(ARRAY(...))}), so that
      * the rows are always found through the primary key. As {@code IN (subquery)}, the plan the server
@@ -141,6 +139,18 @@ public final class PostgresDialect extends JdbcDialect {
             statement.execute("SELECT pg_advisory_xact_lock(" + ADVISORY_LOCK_KEY + ")");
         }
         script.run();
+    }
+
+    /** The set as one parameter, an array. */
+    @Override
+    public String anyOf(String column, int count) {
+        return column + " = ANY(?)";
+    }
+
+    @Override
+    protected int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
+        ps.setArray(index, ps.getConnection().createArrayOf("VARCHAR", values));
+        return index + 1;
     }
 
     @Override
