@@ -35,6 +35,7 @@ class StatementBindsTest {
     private static final List<String> STATEMENT_CLASSES = List.of(
             "io.timedjobs.scheduler.jdbc.database.InstanceSql",
             "io.timedjobs.scheduler.jdbc.cluster.JobSql",
+            "io.timedjobs.scheduler.jdbc.cluster.CatchUpSql",
             "io.timedjobs.scheduler.jdbc.durable.DurableTaskSql",
             "io.timedjobs.scheduler.jdbc.history.RunHistorySql",
             "io.timedjobs.scheduler.jdbc.schema.SchemaSql");

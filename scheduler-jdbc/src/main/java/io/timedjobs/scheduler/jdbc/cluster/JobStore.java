@@ -136,7 +136,7 @@ public final class JobStore {
     @Nullable
     JobRow read(String job) {
         return jdbc.query(
-                sql.read(),
+                sql.read().sql(),
                 rs -> rs.next()
                         ? new JobRow(
                                 rs.getString("kind"),
@@ -165,17 +165,17 @@ public final class JobStore {
      * fires. Returns false if the job has no row (no instance has registered it).
      */
     public boolean setPaused(String job, boolean paused) {
-        return jdbc.update(sql.setPaused(), paused, paused, job) == 1;
+        return jdbc.update(sql.setPaused().sql(), paused, paused, job) == 1;
     }
 
     /** Returns whether the job's row is paused; false if it has none. */
     boolean isPaused(String job) {
-        return Boolean.TRUE.equals(jdbc.query(sql.isPaused(), rs -> rs.next() && rs.getBoolean("paused"), job));
+        return Boolean.TRUE.equals(jdbc.query(sql.isPaused().sql(), rs -> rs.next() && rs.getBoolean("paused"), job));
     }
 
     /** Returns the names of the jobs paused on every instance. */
     public Set<String> pausedJobs() {
-        return new HashSet<>(jdbc.queryForList(sql.pausedJobs(), String.class));
+        return new HashSet<>(jdbc.queryForList(sql.pausedJobs().sql(), String.class));
     }
 
     /**
@@ -190,7 +190,7 @@ public final class JobStore {
         long horizonMillis = horizon.toMillis();
         return dialect.insertIfAbsent(
                         jdbc,
-                        sql.recordFire(),
+                        sql.recordFire().sql(),
                         job,
                         at,
                         instance.name(),
@@ -313,13 +313,13 @@ public final class JobStore {
      * that is no longer alive.
      */
     Lease acquireLease(String job, Duration maxRunTime) {
-        int free = jdbc.update(sql.takeFreeLease(), instance.name(), maxRunTime.toMillis(), job, instance.name());
+        int free = jdbc.update(sql.takeFreeLease().sql(), instance.name(), maxRunTime.toMillis(), job, instance.name());
         if (free == 1) {
             held.add(job);
             return Lease.TAKEN;
         }
         int expired = jdbc.update(
-                sql.takeExpiredLease(),
+                sql.takeExpiredLease().sql(),
                 instance.name(),
                 maxRunTime.toMillis(),
                 job,
@@ -336,7 +336,7 @@ public final class JobStore {
      * returns how many.
      */
     int expireLeftoverLeases() {
-        return jdbc.update(sql.expireLeftoverLeases(), instance.name());
+        return jdbc.update(sql.expireLeftoverLeases().sql(), instance.name());
     }
 
     /**
@@ -345,7 +345,7 @@ public final class JobStore {
      */
     boolean releaseLease(String job) {
         try {
-            return jdbc.update(sql.releaseLease(), job, instance.name()) == 1;
+            return jdbc.update(sql.releaseLease().sql(), job, instance.name()) == 1;
         } finally {
             released(job); // after the write: a stop waiting for no lease held waits for it
         }
@@ -360,7 +360,7 @@ public final class JobStore {
     boolean releaseLease(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {
         try {
             return history.completeFenced(
-                    sql.releaseLease(),
+                    sql.releaseLease().sql(),
                     Arrays.asList(job, instance.name()),
                     () -> releaseLease(job),
                     run(job, fire, durationNanos, failure),
@@ -428,13 +428,13 @@ public final class JobStore {
 
     /** Deletes fire records older than {@code keep}; returns how many. */
     int pruneFires(Duration keep) {
-        return jdbc.update(sql.pruneFires(), -keep.toMillis());
+        return jdbc.update(sql.pruneFires().sql(), -keep.toMillis());
     }
 
     /** Returns each job's fire records (count and latest), in one query; jobs without any are absent. */
     public Map<String, FireSummary> fireSummaries() {
         Map<String, FireSummary> summaries = new LinkedHashMap<>();
-        jdbc.query(sql.fireSummaries(), rs -> {
+        jdbc.query(sql.fireSummaries().sql(), rs -> {
             Instant last = dialect.readInstant(rs, "fire_at");
             if (last != null) {
                 summaries.put(

@@ -114,9 +114,9 @@ public class DurableTaskSql {
                 "id");
     }
 
-    /** Removes a task in any state. Binds: handler, key. */
-    String cancel() {
-        return "DELETE FROM " + table + " WHERE handler = ? AND task_key = ?";
+    /** Removes a task in any state. */
+    Statement cancel() {
+        return Statement.of("DELETE FROM " + table + " WHERE handler = ? AND task_key = ?", "handler", "key");
     }
 
     /**
@@ -159,12 +159,17 @@ public class DurableTaskSql {
     }
 
     /**
-     * The fenced start: CLAIMED by this owner under this version becomes RUNNING, counts an attempt and
-     * renews the lease. Binds: lease millis, id, owner, version. One row changed means go.
+     * The fenced start: CLAIMED by this owner under this version becomes RUNNING, counts an attempt
+     * and renews the lease. One row changed means go.
      */
-    String start() {
-        return "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis
-                + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state = 'CLAIMED'";
+    Statement start() {
+        return Statement.of(
+                "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis
+                        + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state = 'CLAIMED'",
+                "lease millis",
+                "id",
+                "owner",
+                "version");
     }
 
     /**
@@ -187,42 +192,55 @@ public class DurableTaskSql {
     }
 
     /**
-     * The fenced completion of a one-off task. Binds: id, version. One row changed means accepted.
-     *
-     * <p>Completions and failures are fenced by the version alone, not the state: a task started while
-     * the database was unreachable is still CLAIMED when its outcome is recorded.
+     * The fenced completion of a one-off task. One row changed means accepted.   * <p>Completions
+     * and failures are fenced by the version alone, not the state: a task started while the
+     * database was unreachable is still CLAIMED when its outcome is recorded.
      */
-    String completeOnce() {
-        return "DELETE FROM " + table + " WHERE id = ? AND claim_version = ?";
+    Statement completeOnce() {
+        return Statement.of("DELETE FROM " + table + " WHERE id = ? AND claim_version = ?", "id", "version");
     }
 
     /**
-     * The fenced completion of a recurring task: PENDING again at its next fire, keeping the error of
-     * a fire that ran out of attempts. Binds: next fire (fire_at and due_at), error or null, id, version.
-     * The trace context of the call that scheduled it goes: only its first fire continues that trace.
+     * The fenced completion of a recurring task: PENDING again at its next fire, keeping the error
+     * of a fire that ran out of attempts. The trace context of the call that scheduled it goes:
+     * only its first fire continues that trace.
      */
-    String completeRecurring() {
-        return "UPDATE " + table + " SET state = 'PENDING', fire_at = ?, due_at = ?, attempts = 0, last_error = ?,"
-                + " claimed_by = NULL, lease_until = NULL, trace_parent = NULL WHERE id = ? AND claim_version = ?";
+    Statement completeRecurring() {
+        return Statement.of(
+                "UPDATE " + table + " SET state = 'PENDING', fire_at = ?, due_at = ?, attempts = 0, last_error = ?,"
+                        + " claimed_by = NULL, lease_until = NULL, trace_parent = NULL WHERE id = ? AND claim_version = ?",
+                "next fire",
+                "next fire",
+                "error or null",
+                "id",
+                "version");
     }
 
-    /**
-     * The fenced failure of an attempt: PENDING again after a backoff delay (fire_at kept), or FAILED.
-     * Binds: state, error, delay millis, id, version.
-     */
-    String fail() {
-        return "UPDATE " + table + " SET state = ?, last_error = ?, due_at = " + nowPlusMillis
-                + ", claimed_by = NULL, lease_until = NULL WHERE id = ? AND claim_version = ?";
+    /** The fenced failure of an attempt: PENDING again after a backoff delay (fire_at kept), or FAILED. */
+    Statement fail() {
+        return Statement.of(
+                "UPDATE " + table + " SET state = ?, last_error = ?, due_at = " + nowPlusMillis
+                        + ", claimed_by = NULL, lease_until = NULL WHERE id = ? AND claim_version = ?",
+                "state",
+                "error",
+                "delay millis",
+                "id",
+                "version");
     }
 
     /**
      * Renews the lease of one started task if it is still this owner's under this version: RUNNING,
-     * or still CLAIMED when its start could not be written (it then runs under the held lease, as the
-     * outcome's fence allows). Binds: lease millis, id, owner, version. One row changed means held.
+     * or still CLAIMED when its start could not be written (it then runs under the held lease, as
+     * the outcome's fence allows). One row changed means held.
      */
-    String renewStarted() {
-        return "UPDATE " + table + " SET lease_until = " + nowPlusMillis
-                + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state IN ('CLAIMED', 'RUNNING')";
+    Statement renewStarted() {
+        return Statement.of(
+                "UPDATE " + table + " SET lease_until = " + nowPlusMillis
+                        + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state IN ('CLAIMED', 'RUNNING')",
+                "lease millis",
+                "id",
+                "owner",
+                "version");
     }
 
     /**
@@ -230,12 +248,18 @@ public class DurableTaskSql {
      * io.timedjobs.scheduler.jdbc.database.LeaseRule#renewalWindow}); those claimed, started or
      * renewed since are left as they are, and so are rows another transaction holds (a group being
      * started, which renews them itself, or completed): the next renewal takes them, before their
-     * lease ends. Binds: lease millis, owner, bound millis.
+     * lease ends.
      */
-    String renewLeases() {
-        return "UPDATE " + table + " SET lease_until = " + nowPlusMillis + " WHERE "
-                + dialect.unlockedRows(
-                        table, "claimed_by = ? AND state IN ('CLAIMED', 'RUNNING') AND lease_until < " + nowPlusMillis);
+    Statement renewLeases() {
+        return Statement.of(
+                "UPDATE " + table + " SET lease_until = " + nowPlusMillis + " WHERE "
+                        + dialect.unlockedRows(
+                                table,
+                                "claimed_by = ? AND state IN ('CLAIMED', 'RUNNING') AND lease_until < "
+                                        + nowPlusMillis),
+                "lease millis",
+                "owner",
+                "bound millis");
     }
 
     /**
@@ -256,17 +280,23 @@ public class DurableTaskSql {
      * Hands back every claim, started or not, that a previous process under an owner's name left
      * when it died: PENDING again under a new version, so that a late start or outcome of the old
      * claim is refused and any instance claims the task anew. A started one keeps its counted
-     * attempt. Binds: owner.
+     * attempt.
      */
-    String releaseLeftovers() {
-        return "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL,"
-                + " claim_version = claim_version + 1 WHERE claimed_by = ? AND state IN ('CLAIMED', 'RUNNING')";
+    Statement releaseLeftovers() {
+        return Statement.of(
+                "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL,"
+                        + " claim_version = claim_version + 1 WHERE claimed_by = ? AND state IN ('CLAIMED', 'RUNNING')",
+                "owner");
     }
 
-    /** Gives back one claim that has not started. Binds: id, owner, version. */
-    String releaseOne() {
-        return "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL"
-                + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state = 'CLAIMED'";
+    /** Gives back one claim that has not started. */
+    Statement releaseOne() {
+        return Statement.of(
+                "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL"
+                        + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state = 'CLAIMED'",
+                "id",
+                "owner",
+                "version");
     }
 
     /** Handlers of due PENDING tasks that are not in the given set. Binds: handlers. */
@@ -294,12 +324,14 @@ public class DurableTaskSql {
     }
 
     /**
-     * The number of tasks not yet done (PENDING, CLAIMED or RUNNING), counted up to a bound, so that
-     * its cost does not grow with the backlog. Binds: the bound.
+     * The number of tasks not yet done (PENDING, CLAIMED or RUNNING), counted up to a bound, so
+     * that its cost does not grow with the backlog.
      */
-    String countWaiting() {
-        return "SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
-                + " WHERE state IN ('PENDING', 'CLAIMED', 'RUNNING')" + dialect.fetchFirst() + ") waiting";
+    Statement countWaiting() {
+        return Statement.of(
+                "SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
+                        + " WHERE state IN ('PENDING', 'CLAIMED', 'RUNNING')" + dialect.fetchFirst() + ") waiting",
+                "the bound");
     }
 
     /**

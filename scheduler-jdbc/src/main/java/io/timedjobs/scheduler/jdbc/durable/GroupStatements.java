@@ -66,7 +66,7 @@ final class GroupStatements {
             return inOneStatement(group.sql(), tasks, (ids, versions) -> binds(group.args(ids, versions, ids)));
         }
         return batch(
-                sql.completeOnce(),
+                sql.completeOnce().sql(),
                 tasks.size(),
                 i -> binds(tasks.get(i).id(), tasks.get(i).version()));
     }
@@ -93,7 +93,7 @@ final class GroupStatements {
         int[] counts;
         try {
             counts = transaction.execute(status -> batch(
-                    sql.start(),
+                    sql.start().sql(),
                     tasks.size(),
                     i -> binds(lease, tasks.get(i).id(), owner, tasks.get(i).version())));
         } catch (TransactionException e) {
