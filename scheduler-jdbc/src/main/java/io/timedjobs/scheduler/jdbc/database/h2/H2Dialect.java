@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.jdbc.database.h2;
 
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.Upsert;
+import io.timedjobs.scheduler.jdbc.schema.SchemaFailures;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -33,6 +34,11 @@ public final class H2Dialect extends JdbcDialect {
 
     /** Tries of an upsert that lost the insert of its key to another transaction. */
     private static final int UPSERT_ATTEMPTS = 3;
+
+    /** H2's own reading of its schema statements' failures. */
+    public H2Dialect() {
+        ownStatements(SchemaFailures.class, new H2SchemaFailures());
+    }
 
     @Override
     protected boolean isProduct(String lowerCaseProductName) {

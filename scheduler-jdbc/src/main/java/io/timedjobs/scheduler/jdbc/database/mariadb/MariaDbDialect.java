@@ -4,6 +4,7 @@ import io.timedjobs.scheduler.jdbc.database.DeadlockRetry;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.RowChange;
 import io.timedjobs.scheduler.jdbc.database.Upsert;
+import io.timedjobs.scheduler.jdbc.schema.SchemaFailures;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -89,6 +90,11 @@ public final class MariaDbDialect extends JdbcDialect {
 
     /** The claims and the updates whose rows are read back, which take three statements here. */
     private final LockThenUpdate lockThenUpdate = new LockThenUpdate(this);
+
+    /** MariaDB's own reading of its schema statements' failures. */
+    public MariaDbDialect() {
+        ownStatements(SchemaFailures.class, new MariaDbSchemaFailures());
+    }
 
     @Override
     protected boolean isProduct(String lowerCaseProductName) {

@@ -4,6 +4,7 @@ import io.timedjobs.scheduler.jdbc.cluster.JobSql;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.Upsert;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskSql;
+import io.timedjobs.scheduler.jdbc.schema.SchemaFailures;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -36,6 +37,7 @@ public final class PostgresDialect extends JdbcDialect {
     public PostgresDialect() {
         ownStatements(JobSql.Factory.class, PostgresJobSql::new);
         ownStatements(DurableTaskSql.Factory.class, PostgresDurableTaskSql::new);
+        ownStatements(SchemaFailures.class, new PostgresSchemaFailures());
     }
 
     @Override
