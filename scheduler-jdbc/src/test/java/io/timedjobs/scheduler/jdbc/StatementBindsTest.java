@@ -6,6 +6,8 @@ import io.timedjobs.scheduler.jdbc.database.InstanceSql;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.Statement;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskQuery;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskState;
 import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
 import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import java.io.IOException;
@@ -33,6 +35,7 @@ class StatementBindsTest {
 
     /** The classes of statements, each walked for every database. */
     private static final List<String> STATEMENT_CLASSES = List.of(
+            "io.timedjobs.scheduler.jdbc.database.JdbcDialect",
             "io.timedjobs.scheduler.jdbc.database.InstanceSql",
             "io.timedjobs.scheduler.jdbc.cluster.JobSql",
             "io.timedjobs.scheduler.jdbc.cluster.CatchUpSql",
@@ -48,6 +51,15 @@ class StatementBindsTest {
             String.class, List.of("t_sample"),
             int.class, List.of(1, 3),
             boolean.class, List.of(true, false),
+            DurableTaskQuery.class,
+                    List.of(
+                            DurableTaskQuery.all(),
+                            DurableTaskQuery.all()
+                                    .handler("mail")
+                                    .key("k")
+                                    .state(DurableTaskState.PENDING)
+                                    .dueFrom(Instant.EPOCH)
+                                    .dueBefore(Instant.EPOCH.plusSeconds(1))),
             RunHistoryQuery.class,
                     List.of(
                             RunHistoryQuery.all(),
@@ -71,8 +83,11 @@ class StatementBindsTest {
             for (String className : STATEMENT_CLASSES) {
                 Class<?> type = Class.forName(className);
                 Object statements = instance(type, dialect);
-                walkedClasses.add(
-                        statements == null ? className : statements.getClass().getName());
+                for (Class<?> walkedType = statements == null ? type : statements.getClass();
+                        walkedType != Object.class;
+                        walkedType = walkedType.getSuperclass()) {
+                    walkedClasses.add(walkedType.getName());
+                }
                 for (Method method : methods(statements == null ? type : statements.getClass())) {
                     if (method.getReturnType() != Statement.class || method.isSynthetic()) {
                         continue;
@@ -138,6 +153,9 @@ class StatementBindsTest {
 
     /** The statements of {@code dialect}'s database: by the class's {@code of}, where it has one. */
     private static Object instance(Class<?> type, JdbcDialect dialect) throws Exception {
+        if (type == JdbcDialect.class) {
+            return dialect;
+        }
         for (Method factory : type.getDeclaredMethods()) {
             if (factory.getName().equals("of") && Modifier.isStatic(factory.getModifiers())) {
                 factory.setAccessible(true);

@@ -258,8 +258,9 @@ public abstract class JdbcDialect {
      * from one {@code String[]} of {@code count} values: by default one parameter per value, which a
      * database with arrays may write as one parameter.
      */
-    public String anyOf(String column, int count) {
-        return count == 0 ? "1 = 0" : column + " IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
+    public Statement anyOf(String column, int count) {
+        String in = count == 0 ? "1 = 0" : column + " IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
+        return new Statement(in, Collections.nCopies(count, column));
     }
 
     /** Returns the clause that keeps the first rows only, their number bound as one parameter. */

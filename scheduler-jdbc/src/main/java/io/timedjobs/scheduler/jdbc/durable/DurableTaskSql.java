@@ -7,6 +7,7 @@ import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.database.Upsert;
 import io.timedjobs.scheduler.jdbc.database.Upsert.Column;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -126,7 +127,8 @@ public class DurableTaskSql {
      */
     RowChange claimDue(int handlerCount) {
         return claim(
-                "state = 'PENDING' AND " + dialect.anyOf("handler", handlerCount) + " AND due_at <= " + dueByPlusMillis,
+                "state = 'PENDING' AND "
+                        + dialect.anyOf("handler", handlerCount).sql() + " AND due_at <= " + dueByPlusMillis,
                 " ORDER BY due_at");
     }
 
@@ -144,8 +146,8 @@ public class DurableTaskSql {
      */
     RowChange claimExpired(int handlerCount) {
         return claim(
-                "state IN ('CLAIMED', 'RUNNING') AND " + dialect.anyOf("handler", handlerCount) + " AND lease_until < "
-                        + now,
+                "state IN ('CLAIMED', 'RUNNING') AND "
+                        + dialect.anyOf("handler", handlerCount).sql() + " AND lease_until < " + now,
                 " ORDER BY due_at");
     }
 
@@ -267,13 +269,14 @@ public class DurableTaskSql {
      * under a new version, so that a late start or outcome of the old claim is refused. Binds: owner,
      * then the kept ids.
      */
-    String releaseAll(int kept) {
+    Statement releaseAll(int kept) {
         String sql = "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL,"
                 + " claim_version = claim_version + 1 WHERE claimed_by = ? AND state = 'CLAIMED'";
-        if (kept == 0) {
-            return sql;
-        }
-        return sql + " AND id NOT IN (" + String.join(", ", java.util.Collections.nCopies(kept, "?")) + ")";
+        List<String> binds = new ArrayList<>(List.of("owner"));
+        binds.addAll(Collections.nCopies(kept, "kept id"));
+        return new Statement(
+                kept == 0 ? sql : sql + " AND id NOT IN (" + String.join(", ", Collections.nCopies(kept, "?")) + ")",
+                binds);
     }
 
     /**
@@ -299,28 +302,37 @@ public class DurableTaskSql {
                 "version");
     }
 
-    /** Handlers of due PENDING tasks that are not in the given set. Binds: handlers. */
-    String foreignHandlersDue(int handlerCount) {
-        return "SELECT DISTINCT handler FROM " + table + " WHERE state = 'PENDING' AND due_at <= " + dueBy
-                + " AND NOT (" + dialect.anyOf("handler", handlerCount) + ")";
+    /** Handlers of due PENDING tasks that are not in the given set. */
+    Statement foreignHandlersDue(int handlerCount) {
+        Statement handlers = dialect.anyOf("handler", handlerCount);
+        return new Statement(
+                "SELECT DISTINCT handler FROM " + table + " WHERE state = 'PENDING' AND due_at <= " + dueBy
+                        + " AND NOT (" + handlers.sql() + ")",
+                handlers.binds());
     }
 
     /**
      * What an idle instance needs to know to sleep: the earliest due time of the given handlers'
      * PENDING tasks (null if none), whether any of their tasks is claimed or running (1 or 0), and the
      * database's time. Reads the {@code (state, due_at)} index twice, each time to its first match.
-     * Binds: handlers, handlers, 1.
+     * Bound as the handlers twice, then 1.
      */
-    String nextEvent(int handlerCount) {
-        return "SELECT " + nextEventColumns(handlerCount) + ", " + now;
+    Statement nextEvent(int handlerCount) {
+        Statement columns = nextEventColumns(handlerCount);
+        return new Statement("SELECT " + columns.sql() + ", " + now, columns.binds());
     }
 
-    /** The first two columns of {@link #nextEvent}, for a query that reads the time itself. Same binds. */
-    String nextEventColumns(int handlerCount) {
-        String mine = dialect.anyOf("handler", handlerCount);
-        return "(SELECT MIN(due_at) FROM " + table + " WHERE state = 'PENDING' AND " + mine + "),"
-                + " (SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
-                + " WHERE state IN ('CLAIMED', 'RUNNING') AND " + mine + dialect.fetchFirst() + ") held)";
+    /** The first two columns of {@link #nextEvent}, for a query that reads the time itself. */
+    Statement nextEventColumns(int handlerCount) {
+        Statement mine = dialect.anyOf("handler", handlerCount);
+        List<String> binds = new ArrayList<>(mine.binds());
+        binds.addAll(mine.binds());
+        binds.add("limit");
+        return new Statement(
+                "(SELECT MIN(due_at) FROM " + table + " WHERE state = 'PENDING' AND " + mine.sql() + "),"
+                        + " (SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
+                        + " WHERE state IN ('CLAIMED', 'RUNNING') AND " + mine.sql() + dialect.fetchFirst() + ") held)",
+                binds);
     }
 
     /**
@@ -336,10 +348,9 @@ public class DurableTaskSql {
 
     /**
      * The number of tasks in each state, as columns state and n, each counted up to a bound as in
-     * {@link #countWaiting()}. Binds: the bound, once per state, in the order of {@link
-     * DurableTaskState}.
+     * {@link #countWaiting()}, bound once per state, in the order of {@link DurableTaskState}.
      */
-    String countByState() {
+    Statement countByState() {
         StringBuilder text = new StringBuilder();
         for (DurableTaskState state : DurableTaskState.values()) {
             if (text.length() > 0) {
@@ -356,31 +367,33 @@ public class DurableTaskSql {
                     .append(") counted_")
                     .append(state.ordinal());
         }
-        return text.toString();
+        return new Statement(text.toString(), Collections.nCopies(DurableTaskState.values().length, "bound"));
     }
 
     /**
-     * The tasks that meet a query's conditions, earliest due first. Binds: {@link #findBinds}, the
+     * The tasks that meet a query's conditions, earliest due first; bound by {@link #findBinds}: the
      * values of the conditions the query sets, then its limit.
      */
-    String find(DurableTaskQuery query) {
+    Statement find(DurableTaskQuery query) {
         StringBuilder text = new StringBuilder("SELECT " + COLUMNS + " FROM " + table + " WHERE 1 = 1");
-        if (query.handler() != null) {
-            text.append(" AND handler = ?");
+        List<String> binds = new ArrayList<>();
+        condition(text, binds, query.handler(), " AND handler = ?", "handler");
+        condition(text, binds, query.key(), " AND task_key = ?", "key");
+        condition(text, binds, query.state(), " AND state = ?", "state");
+        condition(text, binds, query.dueBefore(), " AND due_at < ?", "due before");
+        condition(text, binds, query.dueFrom(), " AND due_at >= ?", "due from");
+        binds.add("limit");
+        return new Statement(
+                text.append(" ORDER BY due_at, id").append(dialect.fetchFirst()).toString(), binds);
+    }
+
+    /** Adds a condition of {@link #find} and its bind where the query sets its value. */
+    private static void condition(
+            StringBuilder text, List<String> binds, @Nullable Object value, String sql, String bind) {
+        if (value != null) {
+            text.append(sql);
+            binds.add(bind);
         }
-        if (query.key() != null) {
-            text.append(" AND task_key = ?");
-        }
-        if (query.state() != null) {
-            text.append(" AND state = ?");
-        }
-        if (query.dueBefore() != null) {
-            text.append(" AND due_at < ?");
-        }
-        if (query.dueFrom() != null) {
-            text.append(" AND due_at >= ?");
-        }
-        return text.append(" ORDER BY due_at, id").append(dialect.fetchFirst()).toString();
     }
 
     /** Returns the binds of {@link #find}, in the order of its conditions. */

@@ -217,7 +217,7 @@ public final class DurableTaskStore {
         for (int i = 0; i < kept.size(); i++) {
             binds[i + 1] = kept.get(i);
         }
-        return update(sql.releaseAll(kept.size()), binds);
+        return update(sql.releaseAll(kept.size()).sql(), binds);
     }
 
     /** Hands back the claims a dead process left under {@code owner}; returns how many. */
@@ -234,7 +234,7 @@ public final class DurableTaskStore {
     List<String> foreignHandlersDue(Collection<String> handlers) {
         String[] names = handlers.toArray(String[]::new);
         return jdbc.query(
-                sql.foreignHandlersDue(names.length),
+                sql.foreignHandlersDue(names.length).sql(),
                 ps -> dialect.bind(ps, binds((Object) names)),
                 (rs, row) -> rs.getString(1));
     }
@@ -247,7 +247,7 @@ public final class DurableTaskStore {
     NextEvent nextEvent(Collection<String> handlers) {
         String[] names = handlers.toArray(String[]::new);
         NextEvent next = jdbc.query(
-                sql.nextEvent(names.length),
+                sql.nextEvent(names.length).sql(),
                 ps -> dialect.bind(ps, binds(names, names, 1)),
                 rs -> rs.next()
                         ? new NextEvent(dialect.readInstant(rs, 1), rs.getLong(2) > 0, dialect.readInstant(rs, 3))
@@ -265,7 +265,7 @@ public final class DurableTaskStore {
     BeatRide nextEventRide(Collection<String> handlers, Consumer<NextEvent> looked) {
         String[] names = handlers.toArray(String[]::new);
         return new BeatRide(
-                sql.nextEventColumns(names.length),
+                sql.nextEventColumns(names.length).sql(),
                 List.of(names, names, 1),
                 (row, databaseTime) ->
                         looked.accept(new NextEvent(dialect.readInstant(row, 2), row.getLong(3) > 0, databaseTime)));
@@ -326,7 +326,7 @@ public final class DurableTaskStore {
         Object[] limits = new Object[DurableTaskState.values().length];
         Arrays.fill(limits, limit);
         jdbc.query(
-                sql.countByState(),
+                sql.countByState().sql(),
                 rs -> {
                     counts.put(rs.getString("state"), rs.getLong("n"));
                 },
@@ -335,7 +335,7 @@ public final class DurableTaskStore {
     }
 
     List<DurableTaskInfo> query(DurableTaskQuery query) {
-        return jdbc.query(sql.find(query), ps -> dialect.bind(ps, DurableTaskSql.findBinds(query)), this::info);
+        return jdbc.query(sql.find(query).sql(), ps -> dialect.bind(ps, DurableTaskSql.findBinds(query)), this::info);
     }
 
     private int update(String statement, @Nullable Object... values) {

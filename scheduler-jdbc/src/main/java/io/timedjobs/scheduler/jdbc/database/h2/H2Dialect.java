@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.jdbc.database.h2;
 
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.Statement;
 import io.timedjobs.scheduler.jdbc.database.Upsert;
 import io.timedjobs.scheduler.jdbc.schema.SchemaFailures;
 import java.sql.Connection;
@@ -128,8 +129,8 @@ public final class H2Dialect extends JdbcDialect {
 
     /** The set as one parameter, an array. */
     @Override
-    public String anyOf(String column, int count) {
-        return column + " = ANY(?)";
+    public Statement anyOf(String column, int count) {
+        return Statement.of(column + " = ANY(?)", column + " set");
     }
 
     @Override

@@ -145,8 +145,8 @@ public final class PostgresDialect extends JdbcDialect {
 
     /** The set as one parameter, an array. */
     @Override
-    public String anyOf(String column, int count) {
-        return column + " = ANY(?)";
+    public io.timedjobs.scheduler.jdbc.database.Statement anyOf(String column, int count) {
+        return io.timedjobs.scheduler.jdbc.database.Statement.of(column + " = ANY(?)", column + " set");
     }
 
     @Override
