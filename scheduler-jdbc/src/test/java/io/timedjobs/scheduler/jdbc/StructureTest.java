@@ -20,7 +20,7 @@ class StructureTest {
      * Classes over the length limit today, with the most lines each may have: none may grow, and
      * each comes off the list once it is within the limit.
      */
-    private static final Map<String, Integer> KNOWN_LONG_CLASSES = new TreeMap<>(Map.of("JdbcDialect", 482));
+    private static final Map<String, Integer> KNOWN_LONG_CLASSES = new TreeMap<>();
 
     /**
      * Classes with a constructor over the parameter limit today, with the most parameters each may

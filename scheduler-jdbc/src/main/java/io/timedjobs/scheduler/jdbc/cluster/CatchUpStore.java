@@ -22,7 +22,7 @@ final class CatchUpStore {
     private final JdbcTemplate jdbc;
     private final JdbcDialect dialect;
     private final ClusterInstance instance;
-    private final JobSql sql;
+    private final CatchUpSql sql;
     private final JobStore jobs;
 
     /** Transactions of the claims that move a watermark and record a fire together. */
@@ -32,7 +32,7 @@ final class CatchUpStore {
         this.jdbc = database.jdbc();
         this.dialect = database.dialect();
         this.instance = instance;
-        this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
+        this.sql = new CatchUpSql(database.dialect(), database.tables());
         this.jobs = jobs;
         // The template's own data source, so that its statements join these transactions.
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));
@@ -41,18 +41,20 @@ final class CatchUpStore {
     /** Returns the job's catch-up watermark: the latest fire run or skipped on purpose; null if none. */
     @Nullable
     Instant watermark(String job) {
-        return jdbc.query(sql.readWatermark(), rs -> rs.next() ? dialect.readInstant(rs, "caught_up_to") : null, job);
+        return jdbc.query(
+                sql.readWatermark().sql(), rs -> rs.next() ? dialect.readInstant(rs, "caught_up_to") : null, job);
     }
 
     /** Returns the latest fire recorded for the job (the records live twice the horizon), or null. */
     @Nullable
     Instant lastRecordedFire(String job) {
-        return jdbc.query(sql.lastRecordedFire(), rs -> rs.next() ? dialect.readInstant(rs, "fire_at") : null, job);
+        return jdbc.query(
+                sql.lastRecordedFire().sql(), rs -> rs.next() ? dialect.readInstant(rs, "fire_at") : null, job);
     }
 
     /**
      * As {@link JobStore#recordFire}, for a job whose policy catches up: in one transaction, moves
-     * the job's watermark to the fire (compare-and-set, see {@link JobSql#advanceWatermark()}) and
+     * the job's watermark to the fire (compare-and-set, see {@link CatchUpSql#advanceWatermark()}) and
      * records the fire; both or neither. Returns whether this instance got the fire.
      */
     boolean recordFireAndAdvance(String job, String definitionKey, Instant fireAt, Duration horizon) {
@@ -73,7 +75,8 @@ final class CatchUpStore {
     boolean claimMissedFire(String job, String definitionKey, Instant fireAt) {
         return Boolean.TRUE.equals(transaction.execute(status -> {
             if (!advance(job, definitionKey, fireAt)
-                    || dialect.insertIfAbsent(jdbc, sql.recordMissedFire(), job, dialect.bind(fireAt), instance.name())
+                    || dialect.insertIfAbsent(
+                                    jdbc, sql.recordMissedFire().sql(), job, dialect.bind(fireAt), instance.name())
                             != 1) {
                 status.setRollbackOnly();
                 return false;
@@ -88,13 +91,13 @@ final class CatchUpStore {
      */
     boolean skipMissedFires(String job, String definitionKey, @Nullable Instant read, Instant to) {
         if (read == null) {
-            return jdbc.update(sql.skipMissedFiresFromNone(), dialect.bind(to), job, definitionKey) == 1;
+            return jdbc.update(sql.skipMissedFiresFromNone().sql(), dialect.bind(to), job, definitionKey) == 1;
         }
-        return jdbc.update(sql.skipMissedFires(), dialect.bind(to), job, definitionKey, dialect.bind(read)) == 1;
+        return jdbc.update(sql.skipMissedFires().sql(), dialect.bind(to), job, definitionKey, dialect.bind(read)) == 1;
     }
 
     private boolean advance(String job, String definitionKey, Instant fireAt) {
         Object at = dialect.bind(fireAt);
-        return jdbc.update(sql.advanceWatermark(), at, job, definitionKey, at) == 1;
+        return jdbc.update(sql.advanceWatermark().sql(), at, job, definitionKey, at) == 1;
     }
 }

@@ -29,7 +29,7 @@ final class DelayedFireStore {
         this.jdbc = database.jdbc();
         this.dialect = database.dialect();
         this.instance = instance;
-        this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
+        this.sql = JobSql.of(database.dialect(), database.tables(), instance.sql());
         this.jobs = jobs;
         this.history = history;
     }
@@ -44,7 +44,7 @@ final class DelayedFireStore {
     boolean claimDelayedFire(
             String job, String definitionKey, Instant nextFireAt, Duration early, Duration maxRunTime) {
         boolean claimed = jdbc.update(
-                        sql.claimDelayedFire(),
+                        sql.claimDelayedFire().sql(),
                         instance.name(),
                         maxRunTime.toMillis(),
                         job,
@@ -69,7 +69,7 @@ final class DelayedFireStore {
     boolean completeDelayedFire(String job, String definitionKey, Duration delay) {
         try {
             return jdbc.update(
-                            sql.completeDelayedFire(),
+                            sql.completeDelayedFire().sql(),
                             definitionKey,
                             delay.toMillis(),
                             job,
@@ -94,7 +94,7 @@ final class DelayedFireStore {
             @Nullable Throwable failure) {
         try {
             return history.completeFenced(
-                    sql.completeDelayedFire(),
+                    sql.completeDelayedFire().sql(),
                     Arrays.asList(definitionKey, delay.toMillis(), job, instance.name(), definitionKey),
                     () -> completeDelayedFire(job, definitionKey, delay),
                     jobs.run(job, fire, durationNanos, failure),
@@ -111,7 +111,7 @@ final class DelayedFireStore {
      */
     boolean expireDelayedRun(String job, String owner, Duration delay) {
         return jdbc.update(
-                        sql.expireDelayedRun(),
+                        sql.expireDelayedRun().sql(),
                         delay.toMillis(),
                         job,
                         owner,

@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.InstanceSql;
 import io.timedjobs.scheduler.jdbc.database.TaskNotifications;
 import java.time.Duration;
 import java.time.Instant;
@@ -67,7 +68,9 @@ final class FireNotices {
      */
     static FireNotices of(ClusterDatabase database, String instance, Duration retry) {
         // The fire is announced by the statement that records it and takes the lease.
-        if (!database.dialect().foldsInsertWithRead() || !TaskNotifications.available(database)) {
+        JobSql statements = JobSql.of(
+                database.dialect(), database.tables(), new InstanceSql(database.dialect(), database.tables()));
+        if (statements.recordFireAndLease(true) == null || !TaskNotifications.available(database)) {
             return none();
         }
         return new FireNotices(database, TaskNotifications.firesChannel(database.tables()), instance, retry);

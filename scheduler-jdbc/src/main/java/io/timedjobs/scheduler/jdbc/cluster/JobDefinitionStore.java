@@ -33,7 +33,7 @@ final class JobDefinitionStore {
         this.jdbc = database.jdbc();
         this.dialect = database.dialect();
         this.instance = instance;
-        this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
+        this.sql = JobSql.of(database.dialect(), database.tables(), instance.sql());
         this.jobs = jobs;
     }
 
@@ -48,7 +48,7 @@ final class JobDefinitionStore {
         String key = definition.key();
         dialect.insertIfAbsent(
                 jdbc,
-                sql.register(),
+                sql.register().sql(),
                 job,
                 definition.kind(),
                 definition.schedule(),
@@ -57,16 +57,16 @@ final class JobDefinitionStore {
                 nextFireAt == null ? null : dialect.bind(nextFireAt),
                 key,
                 instance.name());
-        dialect.insertIfAbsent(jdbc, sql.recordDefinition(), job, key, definition.text());
-        jdbc.update(sql.dropCarrier(), job, instance.name());
-        jdbc.update(sql.carry(), job, instance.name(), key);
+        dialect.insertIfAbsent(jdbc, sql.recordDefinition().sql(), job, key, definition.text());
+        jdbc.update(sql.dropCarrier().sql(), job, instance.name());
+        jdbc.update(sql.carry().sql(), job, instance.name(), key);
         JobStore.JobRow row = jobs.read(job);
         if (row != null && key.equals(row.definitionKey())) {
             if (anchorAt != null && row.anchorAt() == null) {
-                jdbc.update(sql.fillAnchor(), dialect.bind(anchorAt), job);
+                jdbc.update(sql.fillAnchor().sql(), dialect.bind(anchorAt), job);
                 row = jobs.read(job);
             } else if (nextFireAt != null && row.nextFireAt() == null && row.leaseOwner() == null) {
-                jdbc.update(sql.fillNextFire(), dialect.bind(nextFireAt), job);
+                jdbc.update(sql.fillNextFire().sql(), dialect.bind(nextFireAt), job);
                 row = jobs.read(job);
             }
         }
@@ -80,7 +80,7 @@ final class JobDefinitionStore {
     @Nullable
     RecordedDefinition definition(String job, String key) {
         return jdbc.query(
-                sql.readDefinition(),
+                sql.readDefinition().sql(),
                 rs -> rs.next()
                         ? new RecordedDefinition(
                                 rs.getString("definition"),
@@ -93,7 +93,12 @@ final class JobDefinitionStore {
     /** Returns how many live instances other than this one carry a definition of the job. */
     int liveCarriers(String job, String key) {
         Integer count = jdbc.queryForObject(
-                sql.liveCarriers(), Integer.class, job, key, instance.name(), instance.deadAfterMillisParameter());
+                sql.liveCarriers().sql(),
+                Integer.class,
+                job,
+                key,
+                instance.name(),
+                instance.deadAfterMillisParameter());
         return count == null ? 0 : count;
     }
 
@@ -104,7 +109,7 @@ final class JobDefinitionStore {
     boolean adopt(String job, JobDefinition definition) {
         String zone = definition.timeZone();
         return jdbc.update(
-                        sql.adopt(),
+                        sql.adopt().sql(),
                         definition.key(),
                         instance.name(),
                         job,
@@ -126,7 +131,7 @@ final class JobDefinitionStore {
             @Nullable String keyRead) {
         long deadAfter = instance.deadAfterMillisParameter();
         return jdbc.update(
-                        sql.takeOver(),
+                        sql.takeOver().sql(),
                         deadAfter,
                         definition.kind(),
                         definition.schedule(),
@@ -143,6 +148,6 @@ final class JobDefinitionStore {
 
     /** Lifts the fence of a changed definition once no version 1 instance is alive; returns whether it did. */
     boolean liftFence(String job) {
-        return jdbc.update(sql.liftFence(), job, instance.deadAfterMillisParameter()) == 1;
+        return jdbc.update(sql.liftFence().sql(), job, instance.deadAfterMillisParameter()) == 1;
     }
 }

@@ -2,11 +2,14 @@ package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.database.InstanceSql;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.Statement;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Immutable; any thread. The statements of the jobs and fires tables for one database, readable in
- * one place.
+ * Not API: used by the stores of this package, and extended by a database's own statements where
+ * they differ (in that database's package under {@code database}). Immutable; any thread. The
+ * portable statements of the jobs and fires tables, readable in one place.
  *
  * <p>Every value reaches the database as a bind parameter; only table names and the {@link
  * JdbcDialect}'s clock expressions are formatted in. Durations are bound as milliseconds, instants
@@ -25,13 +28,16 @@ import io.timedjobs.scheduler.jdbc.database.TableNames;
  * {@code fenced} keeps them from firing a definition the job no longer has). Paused below means
  * {@code COALESCE(user_paused, paused)}, for rows no version 2 instance has touched yet.
  */
-final class JobSql {
+public class JobSql {
 
-    private final String jobs;
-    private final String fires;
-    private final String now;
-    private final String nowPlus;
-    private final String ownerIsDead;
+    /** Paused, for rows that version 1 instances wrote and rows of version 2 alike. */
+    protected static final String PAUSED = "COALESCE(user_paused, paused)";
+
+    protected final String jobs;
+    protected final String fires;
+    protected final String now;
+    protected final String nowPlus;
+    protected final String ownerIsDead;
     private final String definitions;
     private final String carriers;
     private final String carrierIsDead;
@@ -40,10 +46,14 @@ final class JobSql {
     private final String instanceParameter;
     private final String instantParameter;
 
-    /** Paused, for rows that version 1 instances wrote and rows of version 2 alike. */
-    private static final String PAUSED = "COALESCE(user_paused, paused)";
+    /** Makes the statements of the jobs and fires tables of one database. */
+    @FunctionalInterface
+    public interface Factory {
+        JobSql create(JdbcDialect dialect, TableNames tables, InstanceSql instances);
+    }
 
-    JobSql(JdbcDialect dialect, TableNames tables, InstanceSql instances) {
+    /** The portable statements; a database's own extend them. */
+    protected JobSql(JdbcDialect dialect, TableNames tables, InstanceSql instances) {
         this.jobs = tables.jobs();
         this.fires = tables.fires();
         this.now = dialect.now();
@@ -58,337 +68,340 @@ final class JobSql {
         this.instantParameter = dialect.instantParameter();
     }
 
-    /**
-     * Writes a job's row, created and defined now by an instance; insert-if-absent. Binds: job, kind,
-     * schedule, time zone, anchor, next fire, definition key, instance.
-     */
-    String register() {
-        return "INSERT INTO " + jobs + " (job_name, kind, schedule, time_zone, anchor_at, next_fire_at, created_at,"
-                + " definition_key, defined_at, defined_by, user_paused, paused, fenced)"
-                + " VALUES (?, ?, ?, ?, ?, ?, " + now + ", ?, " + now + ", ?, FALSE, FALSE, FALSE)";
+    /** Returns the statements of {@code dialect}'s database: its own {@link Factory}'s, else these. */
+    static JobSql of(JdbcDialect dialect, TableNames tables, InstanceSql instances) {
+        return dialect.statements(Factory.class, JobSql::new).create(dialect, tables, instances);
     }
 
-    /**
-     * Records a definition of a job, first seen now; insert-if-absent. Binds: job, definition key,
-     * definition text.
-     */
-    String recordDefinition() {
-        return "INSERT INTO " + definitions + " (job_name, definition_key, definition, first_seen_at) VALUES (?, ?, ?, "
-                + now + ")";
+    /** Writes a job's row, created and defined now by an instance; insert-if-absent. */
+    Statement register() {
+        return Statement.of(
+                "INSERT INTO " + jobs + " (job_name, kind, schedule, time_zone, anchor_at, next_fire_at, created_at,"
+                        + " definition_key, defined_at, defined_by, user_paused, paused, fenced)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, " + now + ", ?, " + now + ", ?, FALSE, FALSE, FALSE)",
+                "job",
+                "kind",
+                "schedule",
+                "time zone",
+                "anchor",
+                "next fire",
+                "definition key",
+                "instance");
     }
 
-    /** A definition of a job: its text and when it was first seen. Binds: job, definition key. */
-    String readDefinition() {
-        return "SELECT definition, first_seen_at FROM " + definitions + " WHERE job_name = ? AND definition_key = ?";
+    /** Records a definition of a job, first seen now; insert-if-absent. */
+    Statement recordDefinition() {
+        return Statement.of(
+                "INSERT INTO " + definitions
+                        + " (job_name, definition_key, definition, first_seen_at) VALUES (?, ?, ?, " + now + ")",
+                "job",
+                "definition key",
+                "definition text");
     }
 
-    /** Forgets which definition of a job an instance carries. Binds: job, instance. */
-    String dropCarrier() {
-        return "DELETE FROM " + carriers + " WHERE job_name = ? AND instance_name = ?";
+    /** A definition of a job: its text and when it was first seen. */
+    Statement readDefinition() {
+        return Statement.of(
+                "SELECT definition, first_seen_at FROM " + definitions + " WHERE job_name = ? AND definition_key = ?",
+                "job",
+                "definition key");
     }
 
-    /** Notes the definition of a job an instance carries. Binds: job, instance, definition key. */
-    String carry() {
-        return "INSERT INTO " + carriers + " (job_name, instance_name, definition_key) VALUES (?, ?, ?)";
+    /** Forgets which definition of a job an instance carries. */
+    Statement dropCarrier() {
+        return Statement.of("DELETE FROM " + carriers + " WHERE job_name = ? AND instance_name = ?", "job", "instance");
     }
 
-    /**
-     * How many live instances other than one carry a definition of a job. Binds: job, definition key,
-     * instance, dead after.
-     */
-    String liveCarriers() {
-        return "SELECT COUNT(*) FROM " + carriers + " c WHERE c.job_name = ? AND c.definition_key = ?"
-                + " AND c.instance_name <> ? AND NOT " + carrierIsDead;
+    /** Notes the definition of a job an instance carries. */
+    Statement carry() {
+        return Statement.of(
+                "INSERT INTO " + carriers + " (job_name, instance_name, definition_key) VALUES (?, ?, ?)",
+                "job",
+                "instance",
+                "definition key");
+    }
+
+    /** How many live instances other than one carry a definition of a job. */
+    Statement liveCarriers() {
+        return Statement.of(
+                "SELECT COUNT(*) FROM " + carriers + " c WHERE c.job_name = ? AND c.definition_key = ?"
+                        + " AND c.instance_name <> ? AND NOT " + carrierIsDead,
+                "job",
+                "definition key",
+                "instance",
+                "dead after");
     }
 
     /**
      * Gives a row written by a version 1 instance the key of the definition it holds, keeping its
-     * pause, when its kind, schedule and zone are the caller's. Binds: definition key, instance, job,
-     * kind, schedule, time zone or the empty string.
+     * pause, when its kind, schedule and zone are the caller's.
      */
-    String adopt() {
-        return "UPDATE " + jobs + " SET definition_key = ?, defined_at = " + now + ", defined_by = ?,"
-                + " user_paused = paused WHERE job_name = ? AND definition_key IS NULL AND kind = ? AND schedule = ?"
-                + " AND COALESCE(time_zone, '') = ?";
+    Statement adopt() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET definition_key = ?, defined_at = " + now + ", defined_by = ?,"
+                        + " user_paused = paused WHERE job_name = ? AND definition_key IS NULL AND kind = ? AND schedule = ?"
+                        + " AND COALESCE(time_zone, '') = ?",
+                "definition key",
+                "instance",
+                "job",
+                "kind",
+                "schedule",
+                "time zone or the empty string");
     }
 
     /**
      * Makes a definition the job's, from now, if the row still holds the definition the caller read
      * (compare-and-set on the key, the empty string for none): its schedule, a new anchor or next
-     * fire, and the pause kept. While a version 1 instance is alive, it is fenced off: paused is set
-     * for it, since it would go on firing the definition it has. {@code user_paused} is assigned
-     * first and {@code paused} reads it: MariaDB and MySQL assign left to right, each assignment
-     * seeing the ones before it, and in this order both readings give the same values as the
-     * standard's (every assignment reads the old row). Binds: dead after, kind, schedule, time zone,
-     * anchor, next fire, definition key, instance, dead after, job, key read.
+     * fire, and the pause kept. While a version 1 instance is alive, it is fenced off: paused is
+     * set for it, since it would go on firing the definition it has. {@code user_paused} is
+     * assigned first and {@code paused} reads it: MariaDB and MySQL assign left to right, each
+     * assignment seeing the ones before it, and in this order both readings give the same values as
+     * the standard's (every assignment reads the old row).
      */
-    String takeOver() {
-        return "UPDATE " + jobs + " SET user_paused = " + PAUSED + ", paused = (" + PAUSED + " OR " + version1Alive
-                + "), kind = ?, schedule = ?, time_zone = ?, anchor_at = ?,"
-                + " next_fire_at = ?, definition_key = ?, defined_at = " + now + ", defined_by = ?,"
-                + " fenced = " + version1Alive
-                + " WHERE job_name = ? AND COALESCE(definition_key, '') = ?";
+    Statement takeOver() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET user_paused = " + PAUSED + ", paused = (" + PAUSED + " OR " + version1Alive
+                        + "), kind = ?, schedule = ?, time_zone = ?, anchor_at = ?,"
+                        + " next_fire_at = ?, definition_key = ?, defined_at = " + now + ", defined_by = ?,"
+                        + " fenced = " + version1Alive
+                        + " WHERE job_name = ? AND COALESCE(definition_key, '') = ?",
+                "dead after",
+                "kind",
+                "schedule",
+                "time zone",
+                "anchor",
+                "next fire",
+                "definition key",
+                "instance",
+                "dead after",
+                "job",
+                "key read");
     }
 
     /**
      * Lifts the fence of a changed definition once no version 1 instance is alive: paused is the
-     * pause again. Binds: job, dead after. One row changed means it was lifted.
+     * pause again. One row changed means it was lifted.
      */
-    String liftFence() {
-        return "UPDATE " + jobs + " SET paused = COALESCE(user_paused, FALSE), fenced = FALSE WHERE job_name = ?"
-                + " AND fenced AND NOT " + version1Alive;
+    Statement liftFence() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET paused = COALESCE(user_paused, FALSE), fenced = FALSE WHERE job_name = ?"
+                        + " AND fenced = TRUE AND NOT " + version1Alive,
+                "job",
+                "dead after");
     }
 
-    /** Fills in a fixed-rate job's anchor if its row lacks one. Binds: anchor, job. */
-    String fillAnchor() {
-        return "UPDATE " + jobs + " SET anchor_at = ? WHERE job_name = ? AND anchor_at IS NULL";
+    /** Fills in a fixed-rate job's anchor if its row lacks one. */
+    Statement fillAnchor() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET anchor_at = ? WHERE job_name = ? AND anchor_at IS NULL", "anchor", "job");
     }
 
-    /** Fills in a fixed-delay job's next fire if its row lacks one and no run holds it. Binds: next fire, job. */
-    String fillNextFire() {
-        return "UPDATE " + jobs + " SET next_fire_at = ? WHERE job_name = ? AND next_fire_at IS NULL"
-                + " AND lease_owner IS NULL";
+    /** Fills in a fixed-delay job's next fire if its row lacks one and no run holds it. */
+    Statement fillNextFire() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET next_fire_at = ? WHERE job_name = ? AND next_fire_at IS NULL"
+                        + " AND lease_owner IS NULL",
+                "next fire",
+                "job");
     }
 
-    /** A job's row. Binds: job. */
-    String read() {
-        return "SELECT kind, schedule, time_zone, anchor_at, next_fire_at, lease_owner, lease_until, " + PAUSED
-                + " AS paused, definition_key, defined_at, defined_by, fenced, created_at FROM " + jobs
-                + " WHERE job_name = ?";
+    /** A job's row. */
+    Statement read() {
+        return Statement.of(
+                "SELECT kind, schedule, time_zone, anchor_at, next_fire_at, lease_owner, lease_until, " + PAUSED
+                        + " AS paused, definition_key, defined_at, defined_by, fenced, created_at FROM " + jobs
+                        + " WHERE job_name = ?",
+                "job");
     }
 
     /**
      * Pauses or resumes a job on every instance; version 1 instances see it too, unless fenced off
-     * anyway. Binds: paused, paused, job. One row changed means it has a row.
+     * anyway. One row changed means it has a row.
      */
-    String setPaused() {
-        return "UPDATE " + jobs + " SET paused = CASE WHEN fenced THEN TRUE ELSE ? END, user_paused = ?"
-                + " WHERE job_name = ?";
+    Statement setPaused() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET paused = CASE WHEN fenced = TRUE THEN TRUE ELSE ? END, user_paused = ?"
+                        + " WHERE job_name = ?",
+                "paused",
+                "paused",
+                "job");
     }
 
-    /** Whether a job is paused; no row if it has none. Binds: job. */
-    String isPaused() {
-        return "SELECT " + PAUSED + " AS paused FROM " + jobs + " WHERE job_name = ?";
+    /** Whether a job is paused; no row if it has none. */
+    Statement isPaused() {
+        return Statement.of("SELECT " + PAUSED + " AS paused FROM " + jobs + " WHERE job_name = ?", "job");
     }
 
-    /** The names of the paused jobs. Binds: none. */
-    String pausedJobs() {
-        return "SELECT job_name FROM " + jobs + " WHERE " + PAUSED;
+    /** The names of the paused jobs. */
+    Statement pausedJobs() {
+        return Statement.of("SELECT job_name FROM " + jobs + " WHERE " + PAUSED + " = TRUE");
     }
 
     /**
      * Records a fire for an instance, unless it lies further than the horizon from the database's
      * time, the job is paused, or its row holds another definition; insert-if-absent, so that one
-     * caller per fire ever gets a row. Binds: job, fire, instance, fire, minus horizon millis, fire,
-     * horizon millis, job, definition key.
+     * caller per fire ever gets a row.
      */
-    String recordFire() {
-        return "INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
-                + " SELECT " + jobNameParameter + ", " + instantParameter + ", " + instanceParameter + ", " + now
-                + " WHERE " + instantParameter + " > " + nowPlus
-                + " AND " + instantParameter + " < " + nowPlus
-                + " AND EXISTS (SELECT 1 FROM " + jobs + " WHERE job_name = ? AND definition_key = ? AND NOT "
-                + PAUSED + ")";
+    Statement recordFire() {
+        return Statement.of(
+                "INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
+                        + " SELECT " + jobNameParameter + ", " + instantParameter + ", " + instanceParameter + ", "
+                        + now
+                        + " WHERE " + instantParameter + " > " + nowPlus
+                        + " AND " + instantParameter + " < " + nowPlus
+                        + " AND EXISTS (SELECT 1 FROM " + jobs + " WHERE job_name = ? AND definition_key = ? AND "
+                        + PAUSED + " = FALSE)",
+                "job",
+                "fire",
+                "instance",
+                "fire",
+                "minus horizon millis",
+                "fire",
+                "horizon millis",
+                "job",
+                "definition key");
     }
 
     /**
-     * {@link #recordFire()} folded with the read of the job's row that tells a loser why it lost,
-     * in one statement, for dialects with data-modifying {@code WITH} ({@link
-     * JdbcDialect#foldsInsertWithRead()}): one row, whether this caller recorded the fire
-     * ({@code recorded}, 0 or 1) and the job's {@code definition_key} and {@code paused} as the
-     * insert saw them (null without a row). Binds: job, job, fire, instance, fire, minus horizon
-     * millis, fire, horizon millis, definition key.
+     * {@link #recordFire()} folded with the read of the job's row that tells a loser why it lost, in
+     * one statement, announcing a recorded fire in the same statement when {@code announce}
+     * (delivered at its commit; see {@link FireNotices}); null here, the portable answer: the store
+     * then records and reads in statements of their own. A database that folds them returns one row:
+     * whether this caller recorded the fire ({@code recorded}, 0 or 1), the job's {@code
+     * definition_key} and {@code paused} as the insert saw them (null without a row), and {@code
+     * announced} when {@code announce}.
      */
-    String recordFireOrRead() {
-        return recordFireOrRead(false);
+    public @Nullable Statement recordFireOrRead(boolean announce) {
+        return null;
     }
 
     /**
-     * {@link #recordFireOrRead()}, announcing a recorded fire with {@code pg_notify} in the same
-     * statement when {@code announce} (delivered at its commit; see {@link FireNotices}): then two
-     * more binds at the end, channel and payload, and a column {@code announced}.
+     * {@link #recordFireOrRead(boolean)} with the run lease taken in the same statement when the fire
+     * is recorded, on the terms of {@link #takeFreeLease()} and {@link #takeExpiredLease()} together;
+     * null here, the portable answer. One row: {@code recorded}, {@code definition_key} and {@code
+     * paused} as there, {@code leased} (0 or 1), and {@code stale_owner}: the lease's holder when, as
+     * the statement began, its lease had ended or its holder was dead (a lease released meanwhile by a
+     * run that just ended is then no take-over).
      */
-    String recordFireOrRead(boolean announce) {
-        return "WITH job AS (SELECT definition_key, " + PAUSED + " AS paused FROM " + jobs + " WHERE job_name = ?),"
-                + " recorded AS (INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
-                + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
-                + " CAST(? AS VARCHAR(200)), " + now
-                + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
-                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
-                + " AND EXISTS (SELECT 1 FROM job WHERE definition_key = ? AND NOT paused)"
-                + " ON CONFLICT DO NOTHING RETURNING 1)"
-                + (announce ? ", announced AS (SELECT pg_notify(?, ?) FROM recorded)" : "")
-                + " SELECT (SELECT COUNT(*) FROM recorded) AS recorded,"
-                + " (SELECT definition_key FROM job) AS definition_key, (SELECT paused FROM job) AS paused"
-                + (announce ? ", (SELECT COUNT(*) FROM announced) AS announced" : "");
+    public @Nullable Statement recordFireAndLease(boolean announce) {
+        return null;
+    }
+
+    /** Takes a run lease that is free or held under the taker's own name (a leftover of its crash). */
+    Statement takeFreeLease() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET lease_owner = ?, lease_until = " + nowPlus
+                        + " WHERE job_name = ? AND (lease_owner IS NULL OR lease_owner = ?)",
+                "instance",
+                "max run millis",
+                "job",
+                "instance");
+    }
+
+    /** Takes over a run lease that expired or whose holder is dead. */
+    Statement takeExpiredLease() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET lease_owner = ?, lease_until = " + nowPlus
+                        + " WHERE job_name = ? AND lease_owner IS NOT NULL AND (lease_until < " + now + " OR "
+                        + ownerIsDead
+                        + ")",
+                "instance",
+                "max run millis",
+                "job",
+                "dead after");
+    }
+
+    /** Releases a run lease its holder still holds. */
+    Statement releaseLease() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET lease_owner = NULL, lease_until = NULL WHERE job_name = ? AND lease_owner = ?",
+                "job",
+                "instance");
     }
 
     /**
-     * {@link #recordFireOrRead(boolean)} with the run lease taken in the same statement when the
-     * fire is recorded, on the terms of {@link #takeFreeLease()} and {@link #takeExpiredLease()}
-     * together. One row: {@code recorded}, {@code definition_key} and {@code paused} as there,
-     * {@code leased} (0 or 1), and {@code stale_owner}: the lease's holder when, as the statement
-     * began, its lease had ended or its holder was dead (a lease released meanwhile by a run that
-     * just ended is then no take-over). Binds: dead after, job, job, fire, instance, fire, minus
-     * horizon millis, fire, horizon millis, definition key, instance, max run millis, job,
-     * instance, dead after; then channel and payload when {@code announce}.
+     * Claims the fixed-delay fire the row holds if it is due (give or take an early margin), the
+     * job is not paused, the row holds the caller's definition and no live run holds the lease:
+     * clears the next fire and takes the lease.
      */
-    String recordFireAndLease(boolean announce) {
-        return "WITH job AS (SELECT definition_key, " + PAUSED + " AS paused, CASE WHEN lease_owner IS NOT NULL"
-                + " AND (lease_until < " + now + " OR " + ownerIsDead + ") THEN lease_owner END AS stale_owner"
-                + " FROM " + jobs + " WHERE job_name = ?),"
-                + " recorded AS (INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
-                + " SELECT CAST(? AS VARCHAR(300)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
-                + " CAST(? AS VARCHAR(200)), " + now
-                + " WHERE CAST(? AS TIMESTAMP WITH TIME ZONE) > " + nowPlus
-                + " AND CAST(? AS TIMESTAMP WITH TIME ZONE) < " + nowPlus
-                + " AND EXISTS (SELECT 1 FROM job WHERE definition_key = ? AND NOT paused)"
-                + " ON CONFLICT DO NOTHING RETURNING 1),"
-                + " leased AS (UPDATE " + jobs + " SET lease_owner = ?, lease_until = " + nowPlus
-                + " WHERE job_name = ? AND EXISTS (SELECT 1 FROM recorded)"
-                + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < " + now + " OR " + ownerIsDead
-                + ") RETURNING 1)"
-                + (announce ? ", announced AS (SELECT pg_notify(?, ?) FROM recorded)" : "")
-                + " SELECT (SELECT COUNT(*) FROM recorded) AS recorded,"
-                + " (SELECT definition_key FROM job) AS definition_key, (SELECT paused FROM job) AS paused,"
-                + " (SELECT COUNT(*) FROM leased) AS leased, (SELECT stale_owner FROM job) AS stale_owner"
-                + (announce ? ", (SELECT COUNT(*) FROM announced) AS announced" : "");
-    }
-
-    /**
-     * Takes a run lease that is free or held under the taker's own name (a leftover of its crash).
-     * Binds: instance, max run millis, job, instance.
-     */
-    String takeFreeLease() {
-        return "UPDATE " + jobs + " SET lease_owner = ?, lease_until = " + nowPlus
-                + " WHERE job_name = ? AND (lease_owner IS NULL OR lease_owner = ?)";
-    }
-
-    /**
-     * Takes over a run lease that expired or whose holder is dead. Binds: instance, max run millis,
-     * job, dead after.
-     */
-    String takeExpiredLease() {
-        return "UPDATE " + jobs + " SET lease_owner = ?, lease_until = " + nowPlus
-                + " WHERE job_name = ? AND lease_owner IS NOT NULL AND (lease_until < " + now + " OR " + ownerIsDead
-                + ")";
-    }
-
-    /** Releases a run lease its holder still holds. Binds: job, instance. */
-    String releaseLease() {
-        return "UPDATE " + jobs + " SET lease_owner = NULL, lease_until = NULL WHERE job_name = ? AND lease_owner = ?";
-    }
-
-    /**
-     * Claims the fixed-delay fire the row holds if it is due (give or take an early margin), the job
-     * is not paused, the row holds the caller's definition and no live run holds the lease: clears
-     * the next fire and takes the lease. Binds: instance, max run millis, job, next fire, early
-     * millis, definition key, instance, dead after.
-     */
-    String claimDelayedFire() {
-        return "UPDATE " + jobs + " SET next_fire_at = NULL, lease_owner = ?, lease_until = " + nowPlus
-                + " WHERE job_name = ? AND next_fire_at = ? AND next_fire_at <= " + nowPlus
-                + " AND NOT " + PAUSED + " AND definition_key = ?"
-                + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < " + now + " OR " + ownerIsDead + ")";
+    Statement claimDelayedFire() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET next_fire_at = NULL, lease_owner = ?, lease_until = " + nowPlus
+                        + " WHERE job_name = ? AND next_fire_at = ? AND next_fire_at <= " + nowPlus
+                        + " AND " + PAUSED + " = FALSE AND definition_key = ?"
+                        + " AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < " + now + " OR " + ownerIsDead
+                        + ")",
+                "instance",
+                "max run millis",
+                "job",
+                "next fire",
+                "early millis",
+                "definition key",
+                "instance",
+                "dead after");
     }
 
     /**
      * Ends an instance's fixed-delay run: the next fire is the database's time plus the delay. Only
      * while the run is still this instance's (it holds the lease and the next fire is still cleared
      * by its claim): a run taken over, ended as expired by another instance, or followed by another
-     * run is left alone. A run of a definition the row no longer holds releases the lease and leaves
-     * the next fire that definition's takeover set. Binds: definition key, delay millis, job,
-     * instance, definition key.
+     * run is left alone. A run of a definition the row no longer holds releases the lease and
+     * leaves the next fire that definition's takeover set.
      */
-    String completeDelayedFire() {
-        return "UPDATE " + jobs + " SET next_fire_at = CASE WHEN definition_key = ? THEN " + nowPlus
-                + " ELSE next_fire_at END, lease_owner = NULL, lease_until = NULL WHERE job_name = ?"
-                + " AND lease_owner = ? AND (next_fire_at IS NULL OR definition_key <> ?)";
+    Statement completeDelayedFire() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET next_fire_at = CASE WHEN definition_key = ? THEN " + nowPlus
+                        + " ELSE next_fire_at END, lease_owner = NULL, lease_until = NULL WHERE job_name = ?"
+                        + " AND lease_owner = ? AND (next_fire_at IS NULL OR definition_key <> ?)",
+                "definition key",
+                "delay millis",
+                "job",
+                "instance",
+                "definition key");
     }
 
     /**
-     * Ends a fixed-delay run whose holder is dead or ran past its lease (or is the caller itself), as
-     * if it completed now. Binds: delay millis, job, owner, instance, dead after.
+     * Ends a fixed-delay run whose holder is dead or ran past its lease (or is the caller itself),
+     * as if it completed now.
      */
-    String expireDelayedRun() {
-        return "UPDATE " + jobs + " SET next_fire_at = " + nowPlus
-                + ", lease_owner = NULL, lease_until = NULL WHERE job_name = ?"
-                + " AND next_fire_at IS NULL AND lease_owner = ? AND (lease_owner = ? OR lease_until < " + now + " OR "
-                + ownerIsDead + ")";
+    Statement expireDelayedRun() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET next_fire_at = " + nowPlus
+                        + ", lease_owner = NULL, lease_until = NULL WHERE job_name = ?"
+                        + " AND next_fire_at IS NULL AND lease_owner = ? AND (lease_owner = ? OR lease_until < " + now
+                        + " OR "
+                        + ownerIsDead + ")",
+                "delay millis",
+                "job",
+                "owner",
+                "instance",
+                "dead after");
     }
 
-    /** Deletes fire records older than now plus a (negative) delay. Binds: minus keep millis. */
-    String pruneFires() {
-        return "DELETE FROM " + fires + " WHERE fire_at < " + nowPlus;
+    /** Deletes fire records older than now plus a (negative) delay. */
+    Statement pruneFires() {
+        return Statement.of("DELETE FROM " + fires + " WHERE fire_at < " + nowPlus, "minus keep millis");
     }
 
     /**
      * Per job with fire records: how many, and the latest one with the instance that recorded (and
      * so ran) it; one grouped scan. The fires table holds each (job, fire) once, so the latest is
-     * one row. Binds: none.
+     * one row.
      */
-    String fireSummaries() {
-        return "SELECT f.job_name, l.fires, f.fire_at, f.instance_name FROM " + fires + " f"
+    Statement fireSummaries() {
+        return Statement.of("SELECT f.job_name, l.fires, f.fire_at, f.instance_name FROM " + fires + " f"
                 + " JOIN (SELECT job_name, COUNT(*) AS fires, MAX(fire_at) AS last_fire_at FROM " + fires
-                + " GROUP BY job_name) l ON f.job_name = l.job_name AND f.fire_at = l.last_fire_at";
+                + " GROUP BY job_name) l ON f.job_name = l.job_name AND f.fire_at = l.last_fire_at");
     }
 
     /**
      * Ends the run leases a previous process under an instance's name left when it died: expired
      * now, so that any instance may take them over (and a fixed-delay run ends) instead of waiting
-     * for the maximum run time while the name lives on. Binds: instance.
+     * for the maximum run time while the name lives on.
      */
-    String expireLeftoverLeases() {
-        return "UPDATE " + jobs + " SET lease_until = " + now + " WHERE lease_owner = ? AND lease_until > " + now;
-    }
-
-    /** A job's catch-up watermark (schema version 4); null until it has one. Binds: job. */
-    String readWatermark() {
-        return "SELECT caught_up_to FROM " + jobs + " WHERE job_name = ?";
-    }
-
-    /**
-     * Moves a job's catch-up watermark forward to a fire, compare-and-set: only if it lies before
-     * that fire (or is not set), the job is not paused and its row holds the caller's definition. One
-     * row changed means the fire is the caller's to record; the row stays locked until the caller's
-     * transaction ends, so that concurrent claims of the job queue up behind it. Binds: fire, job,
-     * definition key, fire.
-     */
-    String advanceWatermark() {
-        return "UPDATE " + jobs + " SET caught_up_to = ? WHERE job_name = ? AND definition_key = ? AND NOT " + PAUSED
-                + " AND (caught_up_to IS NULL OR caught_up_to < ?)";
-    }
-
-    /**
-     * Records a missed fire that a catch-up runs, whatever its age (the watermark, not the horizon,
-     * keeps it from running twice); insert-if-absent. Binds: job, fire, instance.
-     */
-    String recordMissedFire() {
-        return "INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at) VALUES (?, ?, ?, " + now
-                + ")";
-    }
-
-    /**
-     * Moves a job's catch-up watermark past the missed fires a catch-up skips on purpose,
-     * compare-and-set on the value the caller read, so that the first instance to plan decides the
-     * bounds for all. Binds: new watermark, job, definition key, watermark read.
-     */
-    String skipMissedFires() {
-        return "UPDATE " + jobs
-                + " SET caught_up_to = ? WHERE job_name = ? AND definition_key = ? AND caught_up_to = ?";
-    }
-
-    /**
-     * As {@link #skipMissedFires()}, for a caller that read no watermark. Binds: new watermark, job,
-     * definition key.
-     */
-    String skipMissedFiresFromNone() {
-        return "UPDATE " + jobs + " SET caught_up_to = ? WHERE job_name = ? AND definition_key = ?"
-                + " AND caught_up_to IS NULL";
-    }
-
-    /** The latest fire recorded for a job, or null. Binds: job. */
-    String lastRecordedFire() {
-        return "SELECT MAX(fire_at) AS fire_at FROM " + fires + " WHERE job_name = ?";
+    Statement expireLeftoverLeases() {
+        return Statement.of(
+                "UPDATE " + jobs + " SET lease_until = " + now + " WHERE lease_owner = ? AND lease_until > " + now,
+                "instance");
     }
 }

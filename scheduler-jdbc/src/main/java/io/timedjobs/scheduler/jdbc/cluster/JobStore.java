@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.Statement;
 import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import io.timedjobs.scheduler.jdbc.history.RunKind;
@@ -97,7 +98,7 @@ public final class JobStore {
         this.jdbc = database.jdbc();
         this.dialect = database.dialect();
         this.instance = instance;
-        this.sql = new JobSql(database.dialect(), database.tables(), instance.sql());
+        this.sql = JobSql.of(database.dialect(), database.tables(), instance.sql());
         this.catchUp = new CatchUpStore(database, instance, this);
         this.definitions = new JobDefinitionStore(database, instance, this);
         this.delayed = new DelayedFireStore(database, instance, this, history);
@@ -127,7 +128,7 @@ public final class JobStore {
     @Nullable
     JobRow read(String job) {
         return jdbc.query(
-                sql.read(),
+                sql.read().sql(),
                 rs -> rs.next()
                         ? new JobRow(
                                 rs.getString("kind"),
@@ -156,17 +157,17 @@ public final class JobStore {
      * fires. Returns false if the job has no row (no instance has registered it).
      */
     public boolean setPaused(String job, boolean paused) {
-        return jdbc.update(sql.setPaused(), paused, paused, job) == 1;
+        return jdbc.update(sql.setPaused().sql(), paused, paused, job) == 1;
     }
 
     /** Returns whether the job's row is paused; false if it has none. */
     boolean isPaused(String job) {
-        return Boolean.TRUE.equals(jdbc.query(sql.isPaused(), rs -> rs.next() && rs.getBoolean("paused"), job));
+        return Boolean.TRUE.equals(jdbc.query(sql.isPaused().sql(), rs -> rs.next() && rs.getBoolean("paused"), job));
     }
 
     /** Returns the names of the jobs paused on every instance. */
     public Set<String> pausedJobs() {
-        return new HashSet<>(jdbc.queryForList(sql.pausedJobs(), String.class));
+        return new HashSet<>(jdbc.queryForList(sql.pausedJobs().sql(), String.class));
     }
 
     /**
@@ -181,7 +182,7 @@ public final class JobStore {
         long horizonMillis = horizon.toMillis();
         return dialect.insertIfAbsent(
                         jdbc,
-                        sql.recordFire(),
+                        sql.recordFire().sql(),
                         job,
                         at,
                         instance.name(),
@@ -219,7 +220,8 @@ public final class JobStore {
 
     private FireAttempt recordFireOrRead(
             String job, String definitionKey, Instant fireAt, Duration horizon, @Nullable String channel) {
-        if (!dialect.foldsInsertWithRead()) {
+        Statement folded = sql.recordFireOrRead(channel != null);
+        if (folded == null) {
             return FireAttempt.unexplained(recordFire(job, definitionKey, fireAt, horizon));
         }
         Object at = dialect.bind(fireAt);
@@ -228,17 +230,16 @@ public final class JobStore {
                 new ArrayList<>(List.of(job, job, at, instance.name(), at, -horizonMillis, at, horizonMillis));
         binds.add(definitionKey);
         if (channel != null) {
-            binds.add(channel);
-            binds.add(FireNotices.payload(job, definitionKey, fireAt));
+            binds.addAll(List.of(channel, FireNotices.payload(job, definitionKey, fireAt)));
         }
         return Objects.requireNonNull(jdbc.query(
-                sql.recordFireOrRead(channel != null),
+                folded.sql(),
                 rs -> {
                     rs.next();
                     String key = rs.getString("definition_key");
                     return new FireAttempt(rs.getLong("recorded") == 1, true, key, rs.getBoolean("paused"));
                 },
-                binds.toArray()));
+                folded.args(binds.toArray())));
     }
 
     /**
@@ -251,11 +252,7 @@ public final class JobStore {
         return recordFireAndLease(job, definitionKey, fireAt, horizon, maxRunTime, null);
     }
 
-    /**
-     * As {@link #recordFireAndLease(String, String, Instant, Duration, Duration)}, announcing a
-     * recorded fire on {@code channel} in the statement that records it where the dialect folds
-     * statements (PostgreSQL; null: no announcement).
-     */
+    /** As above, announcing a recorded fire on {@code channel} (null: none) where the statement folds. */
     FireAndLease recordFireAndLease(
             String job,
             String definitionKey,
@@ -263,7 +260,8 @@ public final class JobStore {
             Duration horizon,
             Duration maxRunTime,
             @Nullable String channel) {
-        if (!dialect.foldsInsertWithRead()) {
+        Statement folded = sql.recordFireAndLease(channel != null);
+        if (folded == null) {
             FireAttempt attempt = recordFireOrRead(job, definitionKey, fireAt, horizon, channel);
             return new FireAndLease(attempt, attempt.recorded() ? acquireLease(job, maxRunTime) : null);
         }
@@ -274,11 +272,10 @@ public final class JobStore {
         binds.addAll(List.of(horizonMillis, definitionKey, instance.name(), maxRunTime.toMillis(), job));
         binds.addAll(List.of(instance.name(), instance.deadAfterMillisParameter()));
         if (channel != null) {
-            binds.add(channel);
-            binds.add(FireNotices.payload(job, definitionKey, fireAt));
+            binds.addAll(List.of(channel, FireNotices.payload(job, definitionKey, fireAt)));
         }
         FireAndLease result = Objects.requireNonNull(jdbc.query(
-                sql.recordFireAndLease(channel != null),
+                folded.sql(),
                 rs -> {
                     rs.next();
                     FireAttempt attempt = new FireAttempt(
@@ -292,7 +289,7 @@ public final class JobStore {
                             : stale == null || stale.equals(instance.name()) ? Lease.TAKEN : Lease.TAKEN_OVER;
                     return new FireAndLease(attempt, lease);
                 },
-                binds.toArray()));
+                folded.args(binds.toArray())));
         if (result.lease() == Lease.TAKEN || result.lease() == Lease.TAKEN_OVER) {
             held.took(job);
         }
@@ -308,13 +305,13 @@ public final class JobStore {
      * that is no longer alive.
      */
     Lease acquireLease(String job, Duration maxRunTime) {
-        int free = jdbc.update(sql.takeFreeLease(), instance.name(), maxRunTime.toMillis(), job, instance.name());
+        int free = jdbc.update(sql.takeFreeLease().sql(), instance.name(), maxRunTime.toMillis(), job, instance.name());
         if (free == 1) {
             held.took(job);
             return Lease.TAKEN;
         }
         int expired = jdbc.update(
-                sql.takeExpiredLease(),
+                sql.takeExpiredLease().sql(),
                 instance.name(),
                 maxRunTime.toMillis(),
                 job,
@@ -331,7 +328,7 @@ public final class JobStore {
      * returns how many.
      */
     int expireLeftoverLeases() {
-        return jdbc.update(sql.expireLeftoverLeases(), instance.name());
+        return jdbc.update(sql.expireLeftoverLeases().sql(), instance.name());
     }
 
     /**
@@ -340,7 +337,7 @@ public final class JobStore {
      */
     boolean releaseLease(String job) {
         try {
-            return jdbc.update(sql.releaseLease(), job, instance.name()) == 1;
+            return jdbc.update(sql.releaseLease().sql(), job, instance.name()) == 1;
         } finally {
             released(job); // after the write: a stop waiting for no lease held waits for it
         }
@@ -355,7 +352,7 @@ public final class JobStore {
     boolean releaseLease(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {
         try {
             return history.completeFenced(
-                    sql.releaseLease(),
+                    sql.releaseLease().sql(),
                     Arrays.asList(job, instance.name()),
                     () -> releaseLease(job),
                     run(job, fire, durationNanos, failure),
@@ -422,13 +419,13 @@ public final class JobStore {
 
     /** Deletes fire records older than {@code keep}; returns how many. */
     int pruneFires(Duration keep) {
-        return jdbc.update(sql.pruneFires(), -keep.toMillis());
+        return jdbc.update(sql.pruneFires().sql(), -keep.toMillis());
     }
 
     /** Returns each job's fire records (count and latest), in one query; jobs without any are absent. */
     public Map<String, FireSummary> fireSummaries() {
         Map<String, FireSummary> summaries = new LinkedHashMap<>();
-        jdbc.query(sql.fireSummaries(), rs -> {
+        jdbc.query(sql.fireSummaries().sql(), rs -> {
             Instant last = dialect.readInstant(rs, "fire_at");
             if (last != null) {
                 summaries.put(

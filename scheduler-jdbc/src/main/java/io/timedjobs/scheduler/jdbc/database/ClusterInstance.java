@@ -160,9 +160,9 @@ public final class ClusterInstance {
      * @throws DuplicateInstanceNameException when another live process uses this name
      */
     public void register() {
-        if (dialect.insertIfAbsent(jdbc, sql.register(), name) == 0) {
+        if (dialect.insertIfAbsent(jdbc, sql.register().sql(), name) == 0) {
             if (ownsRow) {
-                jdbc.update(sql.restart(), name);
+                jdbc.update(sql.restart().sql(), name);
             } else {
                 takeOver();
             }
@@ -187,7 +187,7 @@ public final class ClusterInstance {
             insertAfterAll();
             return;
         }
-        boolean alive = !jdbc.queryForList(sql.isAlive(), Integer.class, name, deadAfterMillisParameter())
+        boolean alive = !jdbc.queryForList(sql.isAlive().sql(), Integer.class, name, deadAfterMillisParameter())
                 .isEmpty();
         if (alive) {
             for (int beat = 1; beat <= LeaseRule.WATCHED_BEATS; beat++) {
@@ -203,7 +203,7 @@ public final class ClusterInstance {
                 }
             }
         }
-        int taken = jdbc.update(sql.takeOver(), name, dialect.bind(seen.heartbeatAt()));
+        int taken = jdbc.update(sql.takeOver().sql(), name, dialect.bind(seen.heartbeatAt()));
         if (taken == 0) {
             Registration now = registration();
             if (now != null) {
@@ -223,7 +223,7 @@ public final class ClusterInstance {
 
     /** Inserts the row after the one seen went away; another process may have written it meanwhile. */
     private void insertAfterAll() {
-        if (dialect.insertIfAbsent(jdbc, sql.register(), name) == 0) {
+        if (dialect.insertIfAbsent(jdbc, sql.register().sql(), name) == 0) {
             throw duplicate(null, registration());
         }
     }
@@ -248,7 +248,7 @@ public final class ClusterInstance {
 
     private @Nullable Registration registration() {
         return jdbc.query(
-                sql.registration(),
+                sql.registration().sql(),
                 rs -> rs.next()
                         ? new Registration(
                                 name, dialect.readInstant(rs, "started_at"), dialect.readInstant(rs, "heartbeat_at"))
@@ -270,10 +270,10 @@ public final class ClusterInstance {
      * statement, two after such a prune.
      */
     public void beat() {
-        int updated = jdbc.update(sql.heartbeat(), name);
+        int updated = jdbc.update(sql.heartbeat().sql(), name);
         if (updated == 0) {
             // pruned while this process ran (it was silent for ten leases): its own row again, no watch
-            dialect.insertIfAbsent(jdbc, sql.register(), name);
+            dialect.insertIfAbsent(jdbc, sql.register().sql(), name);
         }
     }
 
@@ -299,12 +299,13 @@ public final class ClusterInstance {
      * lets it ({@link JdbcDialect#returningNowWith}); elsewhere, or when null, the ride is not read.
      */
     public boolean beatMeasuring(DatabaseClock clock, @Nullable BeatRide ride) {
-        String returning = sql.heartbeatReturningNow();
+        Statement returning = sql.heartbeatReturningNow();
         if (returning == null) {
             beat();
             return false;
         }
-        String carrying = ride == null ? null : dialect.returningNowWith(sql.heartbeat(), ride.columns());
+        String carrying =
+                ride == null ? null : dialect.returningNowWith(sql.heartbeat().sql(), ride.columns());
         boolean measured;
         if (carrying != null) {
             List<Object> binds = new ArrayList<>();
@@ -312,11 +313,11 @@ public final class ClusterInstance {
             binds.addAll(ride.binds());
             measured = clock.measure(carrying, binds, ride.reader());
         } else {
-            measured = clock.measure(returning, name);
+            measured = clock.measure(returning.sql(), name);
         }
         if (!measured) {
             // pruned while this process ran (it was silent for ten leases): its own row again, no watch
-            dialect.insertIfAbsent(jdbc, sql.register(), name);
+            dialect.insertIfAbsent(jdbc, sql.register().sql(), name);
             return false;
         }
         return true;
@@ -324,7 +325,7 @@ public final class ClusterInstance {
 
     /** Removes the rows of instances dead for {@link LeaseRule#pruneAfter} (ten leases); returns how many. */
     public int pruneDead() {
-        return jdbc.update(sql.pruneDead(), -LeaseRule.pruneAfter(lease).toMillis());
+        return jdbc.update(sql.pruneDead().sql(), -LeaseRule.pruneAfter(lease).toMillis());
     }
 
     /**
@@ -338,7 +339,7 @@ public final class ClusterInstance {
 
     /** Removes this instance's row, at graceful shutdown. */
     public void deregister() {
-        jdbc.update(sql.deregister(), name);
+        jdbc.update(sql.deregister().sql(), name);
         ownsRow = false;
     }
 
@@ -358,7 +359,9 @@ public final class ClusterInstance {
     /** Returns the heartbeat of an instance as the database recorded it, or null if it has no row. */
     public @Nullable Instant heartbeatOf(String instanceName) {
         return jdbc.query(
-                sql.heartbeatOf(), rs -> rs.next() ? dialect.readInstant(rs, "heartbeat_at") : null, instanceName);
+                sql.heartbeatOf().sql(),
+                rs -> rs.next() ? dialect.readInstant(rs, "heartbeat_at") : null,
+                instanceName);
     }
 
     /** An instance as its row stands: name, start and last heartbeat on the database's clock. */
@@ -370,7 +373,7 @@ public final class ClusterInstance {
     /** Returns every instance with a row, live or not yet pruned, by name: for the dashboard. */
     public List<Registration> all() {
         return jdbc.query(
-                sql.all(),
+                sql.all().sql(),
                 (rs, row) -> new Registration(
                         rs.getString("instance_name"),
                         dialect.readInstant(rs, "started_at"),

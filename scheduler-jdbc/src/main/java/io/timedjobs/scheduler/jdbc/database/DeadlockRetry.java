@@ -12,8 +12,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Stateless, any thread; used by {@link MariaDbDialect}, {@link LockThenUpdate} and {@link
- * PostgresDialect} only: when a statement, or work of several, that lost a deadlock (InnoDB's, or
+ * Not API. Stateless, any thread; used by the dialects ({@link JdbcDialect#update}, and MariaDB's)
+ * only: when a statement, or work of several, that lost a deadlock (InnoDB's, or
  * PostgreSQL's) runs again, and the transaction of its own that such work runs in, at READ
  * COMMITTED (MariaDB).
  *
@@ -21,7 +21,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * of the caller's) is run again, a bounded number of times; work within a transaction fails, for
  * the transaction's owner to decide.
  */
-final class DeadlockRetry {
+public final class DeadlockRetry {
 
     /** Error code of a lost deadlock on both servers, and its SQL state. */
     private static final int DEADLOCK = 1213;
@@ -38,7 +38,7 @@ final class DeadlockRetry {
 
     /** Work on one connection within one transaction. */
     @FunctionalInterface
-    interface InTransaction<T> {
+    public interface InTransaction<T> {
         T run(Session session) throws SQLException;
     }
 
@@ -46,8 +46,8 @@ final class DeadlockRetry {
      * A connection within a transaction, whose statements wait at most the template's query timeout
      * (as the template's own statements do) rather than InnoDB's lock wait timeout.
      */
-    record Session(Connection connection, int timeoutSeconds) {
-        PreparedStatement prepare(String sql) throws SQLException {
+    public record Session(Connection connection, int timeoutSeconds) {
+        public PreparedStatement prepare(String sql) throws SQLException {
             PreparedStatement statement = connection.prepareStatement(sql);
             if (timeoutSeconds > 0) {
                 statement.setQueryTimeout(timeoutSeconds);
@@ -61,7 +61,7 @@ final class DeadlockRetry {
      * it neither commits nor retries), else one of its own, committed, and run again after a lost
      * deadlock.
      */
-    static <T> T retryingDeadlocks(JdbcOperations jdbc, InTransaction<T> work) {
+    public static <T> T retryingDeadlocks(JdbcOperations jdbc, InTransaction<T> work) {
         int timeout = jdbc instanceof JdbcTemplate template ? template.getQueryTimeout() : -1;
         for (int attempt = 1; ; attempt++) {
             try {
@@ -111,7 +111,7 @@ final class DeadlockRetry {
      * has already waited long enough), only outside a Spring-managed transaction of the caller's (the
      * deadlock rolled all of it back, and a retry would run the rest alone), a bounded number of times.
      */
-    static boolean retriable(RuntimeException lockFailure, int attempt) {
+    public static boolean retriable(RuntimeException lockFailure, int attempt) {
         String state = sqlState(lockFailure);
         boolean deadlock = errorCode(lockFailure) == DEADLOCK
                 || DEADLOCK_STATE.equals(state)

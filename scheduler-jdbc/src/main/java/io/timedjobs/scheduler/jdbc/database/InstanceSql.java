@@ -17,13 +17,14 @@ public final class InstanceSql {
     private final String table;
     private final String now;
     private final String nowPlusMillis;
-    private final @Nullable String heartbeatReturningNow;
+    private final @Nullable Statement heartbeatReturningNow;
 
     public InstanceSql(JdbcDialect dialect, TableNames tables) {
         this.table = tables.instances();
         this.now = dialect.now();
         this.nowPlusMillis = dialect.nowPlusMillis();
-        this.heartbeatReturningNow = dialect.returningNow(heartbeat());
+        String returning = dialect.returningNow(heartbeat().sql());
+        this.heartbeatReturningNow = returning == null ? null : Statement.of(returning, "name");
     }
 
     /** Returns the instances table's name, for messages. */
@@ -33,74 +34,81 @@ public final class InstanceSql {
 
     /**
      * Writes an instance's row, started and beating now, with the schema version its code knows;
-     * insert-if-absent. Binds: name.
+     * insert-if-absent.
      */
-    String register() {
-        return "INSERT INTO " + table + " (instance_name, started_at, heartbeat_at, schema_version) VALUES (?, " + now
-                + ", " + now + ", " + TableNames.SCHEMA_VERSION + ")";
+    Statement register() {
+        return Statement.of(
+                "INSERT INTO " + table + " (instance_name, started_at, heartbeat_at, schema_version) VALUES (?, " + now
+                        + ", " + now + ", " + TableNames.SCHEMA_VERSION + ")",
+                "name");
     }
 
-    /** Takes over the row left under a name (after a crash): started and beating now. Binds: name. */
-    String restart() {
-        return "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + ", schema_version = "
-                + TableNames.SCHEMA_VERSION + " WHERE instance_name = ?";
+    /** Takes over the row left under a name (after a crash): started and beating now. */
+    Statement restart() {
+        return Statement.of(
+                "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + ", schema_version = "
+                        + TableNames.SCHEMA_VERSION + " WHERE instance_name = ?",
+                "name");
     }
 
     /**
      * Takes over the row left under a name only if its heartbeat is still the one seen, so that a
-     * holder that beat meanwhile keeps it. Binds: name, the heartbeat seen.
+     * holder that beat meanwhile keeps it.
      */
-    String takeOver() {
-        return "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + ", schema_version = "
-                + TableNames.SCHEMA_VERSION + " WHERE instance_name = ? AND heartbeat_at = ?";
+    Statement takeOver() {
+        return Statement.of(
+                "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + ", schema_version = "
+                        + TableNames.SCHEMA_VERSION + " WHERE instance_name = ? AND heartbeat_at = ?",
+                "name",
+                "heartbeat seen");
     }
 
-    /** The start and heartbeat of one instance, no row if it has none. Binds: name. */
-    String registration() {
-        return "SELECT started_at, heartbeat_at FROM " + table + " WHERE instance_name = ?";
+    /** The start and heartbeat of one instance, no row if it has none. */
+    Statement registration() {
+        return Statement.of("SELECT started_at, heartbeat_at FROM " + table + " WHERE instance_name = ?", "name");
     }
 
-    /**
-     * Whether an instance's heartbeat is younger than the lease: one row if so. Binds: name, the
-     * lease in negative millis.
-     */
-    String isAlive() {
-        return "SELECT 1 FROM " + table + " WHERE instance_name = ? AND heartbeat_at > " + nowPlusMillis;
+    /** Whether an instance's heartbeat is younger than the lease (bound in negative millis): one row if so. */
+    Statement isAlive() {
+        return Statement.of(
+                "SELECT 1 FROM " + table + " WHERE instance_name = ? AND heartbeat_at > " + nowPlusMillis,
+                "name",
+                "minus lease millis");
     }
 
-    /** Renews an instance's heartbeat. Binds: name. One row changed means it still had a row. */
-    String heartbeat() {
-        return "UPDATE " + table + " SET heartbeat_at = " + now + " WHERE instance_name = ?";
+    /** Renews an instance's heartbeat. One row changed means it still had a row. */
+    Statement heartbeat() {
+        return Statement.of("UPDATE " + table + " SET heartbeat_at = " + now + " WHERE instance_name = ?", "name");
     }
 
     /**
      * {@link #heartbeat()} returning the database's time, for a heartbeat that also measures the
-     * clock; null where the dialect cannot (see {@link JdbcDialect#returningNow}). Binds: name. A
-     * row back means it still had a row.
+     * clock; null where the dialect cannot (see {@link JdbcDialect#returningNow}). A row back means it
+     * still had a row.
      */
     @Nullable
-    String heartbeatReturningNow() {
+    Statement heartbeatReturningNow() {
         return heartbeatReturningNow;
     }
 
-    /** Removes the rows of instances whose heartbeat is older than now plus a (negative) delay. Binds: millis. */
-    String pruneDead() {
-        return "DELETE FROM " + table + " WHERE heartbeat_at < " + nowPlusMillis;
+    /** Removes the rows of instances whose heartbeat is older than now plus a (negative) delay. */
+    Statement pruneDead() {
+        return Statement.of("DELETE FROM " + table + " WHERE heartbeat_at < " + nowPlusMillis, "minus delay millis");
     }
 
-    /** Removes an instance's row. Binds: name. */
-    String deregister() {
-        return "DELETE FROM " + table + " WHERE instance_name = ?";
+    /** Removes an instance's row. */
+    Statement deregister() {
+        return Statement.of("DELETE FROM " + table + " WHERE instance_name = ?", "name");
     }
 
-    /** The heartbeat of one instance, no row if it has none. Binds: name. */
-    String heartbeatOf() {
-        return "SELECT heartbeat_at FROM " + table + " WHERE instance_name = ?";
+    /** The heartbeat of one instance, no row if it has none. */
+    Statement heartbeatOf() {
+        return Statement.of("SELECT heartbeat_at FROM " + table + " WHERE instance_name = ?", "name");
     }
 
-    /** Every instance row, by name. Binds: none. */
-    String all() {
-        return "SELECT instance_name, started_at, heartbeat_at FROM " + table + " ORDER BY instance_name";
+    /** Every instance row, by name. */
+    Statement all() {
+        return Statement.of("SELECT instance_name, started_at, heartbeat_at FROM " + table + " ORDER BY instance_name");
     }
 
     /**

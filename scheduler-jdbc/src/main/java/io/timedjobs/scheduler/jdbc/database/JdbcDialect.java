@@ -1,7 +1,6 @@
 package io.timedjobs.scheduler.jdbc.database;
 
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,8 +11,10 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -24,54 +25,51 @@ import org.springframework.jdbc.core.PreparedStatementSetter;
 import org.springframework.jdbc.core.RowMapper;
 
 /**
- * Not API: used by the SQL of the cluster, durable and schema packages. Immutable, thread-safe: one
- * database Timed Jobs supports, and everything in which it differs from the others. Everything
- * else is standard SQL that every supported database runs unchanged, kept in the SQL classes of
- * each group of tables ({@code JobSql}, {@code DurableTaskSql}, {@link InstanceSql}, {@code
- * SchemaSql}).
- *
- * <p>Adding a database means adding a subclass here, listed in {@link #SUPPORTED}, and its schema
- * scripts in its {@link #scriptFolder()}; nothing else. What a dialect decides:
- *
- * <ul>
- *   <li>the database clock ({@link #now()}, {@link #plusMillis(String)}), read by {@link
- *       #clockQuery()};
- *   <li>insert-if-absent ({@link #insertIfAbsent});
- *   <li>statements that change rows and return them: {@link #claim} (a bounded set of rows, locked
- *       without waiting for other claimers), {@link #updateReturning} and {@link #upsert}. These
- *       are run by the dialect rather than only written by it, so that a database that cannot
- *       change and return rows in one statement (MariaDB and MySQL have no {@code RETURNING} on
- *       {@code UPDATE}, nor {@code LIMIT} in an {@code IN} subquery) can run them as a locking
- *       select and an update within the caller's transaction;
- *   <li>a set of values bound as one parameter ({@link #anyOf}, bound by {@link #bind}), which a
- *       database without arrays can write as one parameter per value;
- *   <li>a batched delete, oldest rows first ({@link #deleteFirst});
- *   <li>how schema scripts keep two instances from creating the tables at once ({@link
- *       #runSchemaScript}), and how they learn whether a table exists without touching it ({@link
- *       #tableExists()}).
- * </ul>
- *
- * <p>Instants are bound by {@link #bind(Instant)} and read by {@link #readInstant}: as {@link
- * OffsetDateTime} in UTC to {@code TIMESTAMP WITH TIME ZONE} columns, or as the UTC date and time to
- * MariaDB's {@code DATETIME(6)}; truncated to microseconds (the precision every database stores), so
- * that an instant read back equals the one written.
+ * Not API: used by the statements of each group of tables and their stores. Immutable,
+ * thread-safe: one database Timed Jobs supports, and what its statements share. Each database is a
+ * subclass in a package of its own under this one ({@code postgresql}, {@code h2}, {@code
+ * mariadb}), listed in {@code META-INF/services}, with its schema scripts in its {@link
+ * #scriptFolder()}, and its own statements of a group of tables where they differ from the portable
+ * ones ({@link #ownStatements}); SQL that only one database runs is written in its package only.
+ * What a dialect decides besides: the clock ({@link #now()}, {@link #plusMillis(String)});
+ * insert-if-absent ({@link #insertIfAbsent}); statements that change rows and return them ({@link
+ * #claim}, {@link #updateReturning}, {@link #upsert}), run by the dialect so that a database that
+ * cannot change and return rows in one statement runs them as a locking select and an update; a set
+ * of values bound as one parameter ({@link #anyOf}); a batched delete ({@link #deleteFirst}); and how
+ * schema scripts keep two instances from creating the tables at once ({@link #runSchemaScript}).
+ * Instants are bound by {@link #bind(Instant)} and read by {@link #readInstant}.
  */
 public abstract class JdbcDialect {
 
     /** PostgreSQL 12 or later. */
-    public static final JdbcDialect POSTGRESQL = new PostgresDialect();
+    public static final JdbcDialect POSTGRESQL = SupportedDatabases.named("POSTGRESQL");
 
     /** H2 2.x, for development and tests. */
-    public static final JdbcDialect H2 = new H2Dialect();
+    public static final JdbcDialect H2 = SupportedDatabases.named("H2");
 
     /** MariaDB 10.6 or later, and MySQL 8.0.1 or later with the SQL MySQL 8.0 documents. */
-    public static final JdbcDialect MARIADB = new MariaDbDialect();
+    public static final JdbcDialect MARIADB = SupportedDatabases.named("MARIADB");
 
-    /** Every supported database, in the order {@link #forProductName} tries them. */
-    private static final List<JdbcDialect> SUPPORTED = List.of(POSTGRESQL, H2, MARIADB);
+    /** This database's own statements of groups of tables, by the kind of their factory. */
+    private final Map<Class<?>, Object> ownStatements = new HashMap<>();
 
-    /** Only this package adds databases. */
-    JdbcDialect() {}
+    /** A database of the package named by its {@link #scriptFolder()}, listed as a service of this class. */
+    protected JdbcDialect() {}
+
+    /**
+     * Registers, from a subclass's constructor, the factory of this database's own statements of a
+     * group of tables ({@code JobSql.Factory} for the jobs and fires), where they differ from the
+     * portable ones.
+     */
+    protected final <F> void ownStatements(Class<F> kind, F factory) {
+        ownStatements.put(kind, kind.cast(factory));
+    }
+
+    /** Returns the factory of this database's own statements of a group of tables, else {@code portable}. */
+    public final <F> F statements(Class<F> kind, F portable) {
+        Object own = ownStatements.get(kind);
+        return own == null ? portable : kind.cast(own);
+    }
 
     /**
      * Detects the dialect from the database the data source connects to.
@@ -80,16 +78,7 @@ public abstract class JdbcDialect {
      * @throws DataAccessResourceFailureException when the database cannot be reached
      */
     public static JdbcDialect detect(DataSource dataSource) {
-        Objects.requireNonNull(dataSource, "dataSource");
-        try (Connection connection = dataSource.getConnection()) {
-            DatabaseMetaData metaData = connection.getMetaData();
-            JdbcDialect dialect = forProductName(metaData.getDatabaseProductName());
-            dialect.checkVersion(metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion());
-            return dialect;
-        } catch (SQLException ex) {
-            throw new DataAccessResourceFailureException(
-                    "Timed Jobs could not reach its database to detect which one it is", ex);
-        }
+        return SupportedDatabases.detect(dataSource);
     }
 
     /**
@@ -98,20 +87,11 @@ public abstract class JdbcDialect {
      * @throws IllegalStateException when the product is not supported
      */
     public static JdbcDialect forProductName(@Nullable String productName) {
-        String name = productName == null ? "" : productName.toLowerCase(Locale.ROOT);
-        for (JdbcDialect dialect : SUPPORTED) {
-            if (dialect.isProduct(name)) {
-                return dialect;
-            }
-        }
-        throw new IllegalStateException("Timed Jobs keeps its tables in PostgreSQL, MariaDB, MySQL or H2, but the"
-                + " DataSource is '"
-                + productName + "'. Mark a supported DataSource with @TimedJobsDataSource, or set"
-                + " timed-jobs.cluster.enabled=false to run every instance on its own.");
+        return SupportedDatabases.forProductName(productName);
     }
 
     /** Whether JDBC's product name (in lower case) names this database. */
-    abstract boolean isProduct(String lowerCaseProductName);
+    protected abstract boolean isProduct(String lowerCaseProductName);
 
     /**
      * Refuses a server version this dialect's SQL does not run on, naming it; by default every
@@ -121,7 +101,7 @@ public abstract class JdbcDialect {
      * @param productVersion the server's version as JDBC reports it
      * @throws IllegalStateException when the version is too old
      */
-    void checkVersion(@Nullable String productName, @Nullable String productVersion) {}
+    protected void checkVersion(@Nullable String productName, @Nullable String productVersion) {}
 
     /** Returns the folder of this database's schema scripts, for example {@code postgresql}. */
     public abstract String scriptFolder();
@@ -167,16 +147,6 @@ public abstract class JdbcDialect {
     /** Returns the query of the database's current time: one row, one column. */
     public String clockQuery() {
         return "SELECT " + now();
-    }
-
-    /**
-     * Whether an insert may run inside a {@code WITH} whose final {@code SELECT} reads other rows
-     * in the same statement (PostgreSQL's data-modifying {@code WITH}): then a clustered fire's
-     * loser learns why it lost from the insert that lost, not from a read of its own. False by
-     * default, the portable answer: the caller then reads in a second statement.
-     */
-    public boolean foldsInsertWithRead() {
-        return false;
     }
 
     /**
@@ -232,16 +202,6 @@ public abstract class JdbcDialect {
     public abstract int insertIfAbsent(JdbcOperations jdbc, String insert, @Nullable Object... args);
 
     /**
-     * Whether a statement can take a list of ids as one bound value, {@code CAST(? AS BIGINT[])}
-     * bound to a {@code long[]} (a typed array, see {@link #bind}), and look values up in it
-     * (PostgreSQL): a group of fenced starts, or of completions, is then one statement, not one per
-     * task. False by default, the portable answer: a JDBC batch of one statement per task.
-     */
-    public boolean bindsIdArrays() {
-        return false;
-    }
-
-    /**
      * Whether a JDBC batch of updates reports how many rows each of its statements changed, as a group
      * of fenced completions needs to tell which were accepted; true by default.
      */
@@ -286,19 +246,21 @@ public abstract class JdbcDialect {
 
     /**
      * Returns a condition that a row's {@code id} is one of those {@code subquery} selects, the
-     * subquery run once and the rows then found by their primary key, whatever the plan (see {@link
-     * PostgresDialect#idIn}).
+     * subquery run once and the rows then found by their primary key, whatever the plan (see the
+     * PostgreSQL dialect).
      */
-    String idIn(String subquery) {
+    protected String idIn(String subquery) {
         return "id IN (" + subquery + ")";
     }
 
     /**
      * Returns a condition that {@code column} equals one of a set of values, bound by {@link #bind}
-     * from one {@code String[]} of {@code count} values.
+     * from one {@code String[]} of {@code count} values: by default one parameter per value, which a
+     * database with arrays may write as one parameter.
      */
-    public String anyOf(String column, int count) {
-        return column + " = ANY(?)";
+    public Statement anyOf(String column, int count) {
+        String in = count == 0 ? "1 = 0" : column + " IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
+        return new Statement(in, Collections.nCopies(count, column));
     }
 
     /** Returns the clause that keeps the first rows only, their number bound as one parameter. */
@@ -374,7 +336,7 @@ public abstract class JdbcDialect {
     }
 
     /** Wraps an {@code UPDATE} so that it yields the {@code columns} of the rows it changed. */
-    abstract String returning(String update, String columns);
+    protected abstract String returning(String update, String columns);
 
     /**
      * Inserts one row, or updates the row with the same key, and returns the row's {@code
@@ -409,8 +371,8 @@ public abstract class JdbcDialect {
     /**
      * Binds values in order: null as a null VARCHAR, an {@link Instant} by {@link #bind(Instant)}, a
      * {@link Duration} as milliseconds, a {@code String[]} as the set of an {@link #anyOf}, a {@code
-     * long[]} as an array of {@code BIGINT} (where the dialect {@linkplain #bindsIdArrays() binds
-     * them}), anything else as is.
+     * long[]} as an array of {@code BIGINT} (where the database's own statements take one), anything
+     * else as is.
      */
     public void bind(PreparedStatement ps, List<?> values) throws SQLException {
         int index = 1;
@@ -441,9 +403,12 @@ public abstract class JdbcDialect {
     }
 
     /** Binds the set of an {@link #anyOf} at {@code index}; returns the index of the next parameter. */
-    int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
-        ps.setArray(index, ps.getConnection().createArrayOf("VARCHAR", values));
-        return index + 1;
+    protected int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
+        int next = index;
+        for (String value : values) {
+            ps.setString(next++, value);
+        }
+        return next;
     }
 
     /**
@@ -468,7 +433,8 @@ public abstract class JdbcDialect {
         return value == null ? null : value.toInstant();
     }
 
-    static List<Object> concat(List<?>... parts) {
+    /** Returns the values of {@code parts}, one after the other. */
+    public static List<Object> concat(List<?>... parts) {
         List<Object> all = new ArrayList<>();
         for (List<?> part : parts) {
             all.addAll(part);

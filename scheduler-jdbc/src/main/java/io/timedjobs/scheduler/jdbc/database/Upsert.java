@@ -26,27 +26,27 @@ public record Upsert(
     /** A column and an SQL text that goes with it: its type, or its value. */
     public record Column(String name, String sql) {}
 
-    String boundNames() {
+    public String boundNames() {
         return String.join(", ", bound.stream().map(Column::name).toList());
     }
 
-    String insertOnlyNames() {
+    public String insertOnlyNames() {
         return String.join(", ", insertOnly.stream().map(Column::name).toList());
     }
 
-    String insertOnlyValues() {
+    public String insertOnlyValues() {
         return String.join(", ", insertOnly.stream().map(Column::sql).toList());
     }
 
     /** Returns the bound columns that are not part of the key. */
-    List<String> replaced() {
+    public List<String> replaced() {
         return bound.stream()
                 .map(Column::name)
                 .filter(name -> !key.contains(name))
                 .toList();
     }
 
-    String updateOnlyAssignments() {
+    public String updateOnlyAssignments() {
         return String.join(
                 ", ",
                 updateOnly.stream()

@@ -2,16 +2,19 @@ package io.timedjobs.scheduler.jdbc.durable;
 
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.RowChange;
+import io.timedjobs.scheduler.jdbc.database.Statement;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import io.timedjobs.scheduler.jdbc.database.Upsert;
 import io.timedjobs.scheduler.jdbc.database.Upsert.Column;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Immutable; any thread. The statements of the durable tasks table for one database, readable in one
- * place.
+ * Not API: used by the store of this package, and extended by a database's own statements where
+ * they differ (in that database's package under {@code database}). Immutable; any thread. The
+ * portable statements of the durable tasks table, readable in one place.
  *
  * <p>Every value reaches the database as a bind parameter; only the table name and the {@link
  * JdbcDialect}'s clock expressions are formatted in. Durations are bound as milliseconds, a set of
@@ -24,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * {@code claim_version}; {@code FAILED} ran out of attempts. A claim, a replacement and a reschedule
  * each bump {@code claim_version}, so a start or a completion under an older version changes nothing.
  */
-final class DurableTaskSql {
+public class DurableTaskSql {
 
     static final String COLUMNS =
             "id, handler, task_key, payload, schedule, fire_at, due_at, state, attempts, last_error, claimed_by, claim_version,"
@@ -34,9 +37,9 @@ final class DurableTaskSql {
     private final String claimSet;
 
     private final JdbcDialect dialect;
-    private final String table;
+    protected final String table;
     private final String now;
-    private final String nowPlusMillis;
+    protected final String nowPlusMillis;
 
     /**
      * The due bound of claims: the database's time fixed for the statement, so that the (state,
@@ -46,7 +49,14 @@ final class DurableTaskSql {
 
     private final String dueByPlusMillis;
 
-    DurableTaskSql(JdbcDialect dialect, TableNames tables) {
+    /** Makes the statements of the durable tasks table of one database. */
+    @FunctionalInterface
+    public interface Factory {
+        DurableTaskSql create(JdbcDialect dialect, TableNames tables);
+    }
+
+    /** The portable statements; a database's own extend them. */
+    protected DurableTaskSql(JdbcDialect dialect, TableNames tables) {
         this.dialect = dialect;
         this.table = tables.tasks();
         this.now = dialect.now();
@@ -105,9 +115,9 @@ final class DurableTaskSql {
                 "id");
     }
 
-    /** Removes a task in any state. Binds: handler, key. */
-    String cancel() {
-        return "DELETE FROM " + table + " WHERE handler = ? AND task_key = ?";
+    /** Removes a task in any state. */
+    Statement cancel() {
+        return Statement.of("DELETE FROM " + table + " WHERE handler = ? AND task_key = ?", "handler", "key");
     }
 
     /**
@@ -117,7 +127,8 @@ final class DurableTaskSql {
      */
     RowChange claimDue(int handlerCount) {
         return claim(
-                "state = 'PENDING' AND " + dialect.anyOf("handler", handlerCount) + " AND due_at <= " + dueByPlusMillis,
+                "state = 'PENDING' AND "
+                        + dialect.anyOf("handler", handlerCount).sql() + " AND due_at <= " + dueByPlusMillis,
                 " ORDER BY due_at");
     }
 
@@ -135,8 +146,8 @@ final class DurableTaskSql {
      */
     RowChange claimExpired(int handlerCount) {
         return claim(
-                "state IN ('CLAIMED', 'RUNNING') AND " + dialect.anyOf("handler", handlerCount) + " AND lease_until < "
-                        + now,
+                "state IN ('CLAIMED', 'RUNNING') AND "
+                        + dialect.anyOf("handler", handlerCount).sql() + " AND lease_until < " + now,
                 " ORDER BY due_at");
     }
 
@@ -144,97 +155,94 @@ final class DurableTaskSql {
         return new RowChange(table, claimSet, condition, order, COLUMNS);
     }
 
-    /**
-     * The fenced start: CLAIMED by this owner under this version becomes RUNNING, counts an attempt and
-     * renews the lease. Binds: lease millis, id, owner, version. One row changed means go.
-     */
-    String start() {
-        return "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis
-                + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state = 'CLAIMED'";
+    /** Returns the statements of {@code dialect}'s database: its own {@link Factory}'s, else these. */
+    static DurableTaskSql of(JdbcDialect dialect, TableNames tables) {
+        return dialect.statements(Factory.class, DurableTaskSql::new).create(dialect, tables);
     }
 
     /**
-     * {@link #start()} for a group of tasks in one statement, where the dialect binds arrays of ids
-     * ({@link JdbcDialect#bindsIdArrays()}); null elsewhere. Returns the id and claim version of
-     * each task started. The ids must be distinct.
-     * Binds: lease millis, then {@link #groupFence()}'s, then owner.
+     * The fenced start: CLAIMED by this owner under this version becomes RUNNING, counts an attempt
+     * and renews the lease. One row changed means go.
      */
-    @Nullable
-    String startGroup() {
-        if (!dialect.bindsIdArrays()) {
-            return null;
-        }
-        return "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis
-                // The holder's and the state's checks are written so that no index can answer them:
-                // statistics that a drain's claims have outrun rate this holder's claims (or all
-                // claims) few, and the planner would then read all of them for each group through
-                // the claimed_by or the (state, due_at) index, rather than the group's own rows.
-                + " WHERE " + groupFence() + " AND COALESCE(claimed_by, '') = ? AND COALESCE(state, '') = 'CLAIMED'"
-                + " RETURNING id, claim_version";
+    Statement start() {
+        return Statement.of(
+                "UPDATE " + table + " SET state = 'RUNNING', attempts = attempts + 1, lease_until = " + nowPlusMillis
+                        + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state = 'CLAIMED'",
+                "lease millis",
+                "id",
+                "owner",
+                "version");
     }
 
     /**
-     * {@link #completeOnce()} for a group of tasks in one statement, where the dialect binds arrays
-     * of ids; null elsewhere. Returns the id and claim version of each task completed. The ids must
-     * be distinct. Binds: {@link #groupFence()}'s.
+     * {@link #start()} for a group of tasks in one statement, returning the id and claim version of
+     * each task started (the ids distinct), bound as {@code lease millis}, then the ids, versions and
+     * ids again (each a {@code long[]}, versions in the order of the ids), then {@code owner}; null
+     * here, the portable answer: a JDBC batch of {@link #start()}, one statement per task.
      */
-    @Nullable
-    String completeOnceGroup() {
-        if (!dialect.bindsIdArrays()) {
-            return null;
-        }
-        return "DELETE FROM " + table + " WHERE " + groupFence() + " RETURNING id, claim_version";
+    public @Nullable Statement startGroup() {
+        return null;
     }
 
     /**
-     * Each task of a group under the version it was claimed with. The ids go first, as a condition on
-     * the primary key that the planner answers with the index whatever it guesses of the array's
-     * length or the table's size (a join with the unnested arrays may read the whole table instead);
-     * each row's version is then looked up by its id's position. Binds: ids, versions, ids (each a
-     * {@code long[]}, bound as a typed array, versions in the order of the ids).
+     * {@link #completeOnce()} for a group of tasks in one statement, returning the id and claim
+     * version of each task completed (the ids distinct), bound as the ids, versions and ids again;
+     * null here, the portable answer: a JDBC batch of {@link #completeOnce()}.
      */
-    private static String groupFence() {
-        return "id = ANY(CAST(? AS BIGINT[]))"
-                + " AND claim_version = (CAST(? AS BIGINT[]))[array_position(CAST(? AS BIGINT[]), id)]";
+    public @Nullable Statement completeOnceGroup() {
+        return null;
     }
 
     /**
-     * The fenced completion of a one-off task. Binds: id, version. One row changed means accepted.
-     *
-     * <p>Completions and failures are fenced by the version alone, not the state: a task started while
-     * the database was unreachable is still CLAIMED when its outcome is recorded.
+     * The fenced completion of a one-off task. One row changed means accepted.   * <p>Completions
+     * and failures are fenced by the version alone, not the state: a task started while the
+     * database was unreachable is still CLAIMED when its outcome is recorded.
      */
-    String completeOnce() {
-        return "DELETE FROM " + table + " WHERE id = ? AND claim_version = ?";
+    Statement completeOnce() {
+        return Statement.of("DELETE FROM " + table + " WHERE id = ? AND claim_version = ?", "id", "version");
     }
 
     /**
-     * The fenced completion of a recurring task: PENDING again at its next fire, keeping the error of
-     * a fire that ran out of attempts. Binds: next fire (fire_at and due_at), error or null, id, version.
-     * The trace context of the call that scheduled it goes: only its first fire continues that trace.
+     * The fenced completion of a recurring task: PENDING again at its next fire, keeping the error
+     * of a fire that ran out of attempts. The trace context of the call that scheduled it goes:
+     * only its first fire continues that trace.
      */
-    String completeRecurring() {
-        return "UPDATE " + table + " SET state = 'PENDING', fire_at = ?, due_at = ?, attempts = 0, last_error = ?,"
-                + " claimed_by = NULL, lease_until = NULL, trace_parent = NULL WHERE id = ? AND claim_version = ?";
+    Statement completeRecurring() {
+        return Statement.of(
+                "UPDATE " + table + " SET state = 'PENDING', fire_at = ?, due_at = ?, attempts = 0, last_error = ?,"
+                        + " claimed_by = NULL, lease_until = NULL, trace_parent = NULL WHERE id = ? AND claim_version = ?",
+                "next fire",
+                "next fire",
+                "error or null",
+                "id",
+                "version");
     }
 
-    /**
-     * The fenced failure of an attempt: PENDING again after a backoff delay (fire_at kept), or FAILED.
-     * Binds: state, error, delay millis, id, version.
-     */
-    String fail() {
-        return "UPDATE " + table + " SET state = ?, last_error = ?, due_at = " + nowPlusMillis
-                + ", claimed_by = NULL, lease_until = NULL WHERE id = ? AND claim_version = ?";
+    /** The fenced failure of an attempt: PENDING again after a backoff delay (fire_at kept), or FAILED. */
+    Statement fail() {
+        return Statement.of(
+                "UPDATE " + table + " SET state = ?, last_error = ?, due_at = " + nowPlusMillis
+                        + ", claimed_by = NULL, lease_until = NULL WHERE id = ? AND claim_version = ?",
+                "state",
+                "error",
+                "delay millis",
+                "id",
+                "version");
     }
 
     /**
      * Renews the lease of one started task if it is still this owner's under this version: RUNNING,
-     * or still CLAIMED when its start could not be written (it then runs under the held lease, as the
-     * outcome's fence allows). Binds: lease millis, id, owner, version. One row changed means held.
+     * or still CLAIMED when its start could not be written (it then runs under the held lease, as
+     * the outcome's fence allows). One row changed means held.
      */
-    String renewStarted() {
-        return "UPDATE " + table + " SET lease_until = " + nowPlusMillis
-                + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state IN ('CLAIMED', 'RUNNING')";
+    Statement renewStarted() {
+        return Statement.of(
+                "UPDATE " + table + " SET lease_until = " + nowPlusMillis
+                        + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state IN ('CLAIMED', 'RUNNING')",
+                "lease millis",
+                "id",
+                "owner",
+                "version");
     }
 
     /**
@@ -242,12 +250,18 @@ final class DurableTaskSql {
      * io.timedjobs.scheduler.jdbc.database.LeaseRule#renewalWindow}); those claimed, started or
      * renewed since are left as they are, and so are rows another transaction holds (a group being
      * started, which renews them itself, or completed): the next renewal takes them, before their
-     * lease ends. Binds: lease millis, owner, bound millis.
+     * lease ends.
      */
-    String renewLeases() {
-        return "UPDATE " + table + " SET lease_until = " + nowPlusMillis + " WHERE "
-                + dialect.unlockedRows(
-                        table, "claimed_by = ? AND state IN ('CLAIMED', 'RUNNING') AND lease_until < " + nowPlusMillis);
+    Statement renewLeases() {
+        return Statement.of(
+                "UPDATE " + table + " SET lease_until = " + nowPlusMillis + " WHERE "
+                        + dialect.unlockedRows(
+                                table,
+                                "claimed_by = ? AND state IN ('CLAIMED', 'RUNNING') AND lease_until < "
+                                        + nowPlusMillis),
+                "lease millis",
+                "owner",
+                "bound millis");
     }
 
     /**
@@ -255,71 +269,88 @@ final class DurableTaskSql {
      * under a new version, so that a late start or outcome of the old claim is refused. Binds: owner,
      * then the kept ids.
      */
-    String releaseAll(int kept) {
+    Statement releaseAll(int kept) {
         String sql = "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL,"
                 + " claim_version = claim_version + 1 WHERE claimed_by = ? AND state = 'CLAIMED'";
-        if (kept == 0) {
-            return sql;
-        }
-        return sql + " AND id NOT IN (" + String.join(", ", java.util.Collections.nCopies(kept, "?")) + ")";
+        List<String> binds = new ArrayList<>(List.of("owner"));
+        binds.addAll(Collections.nCopies(kept, "kept id"));
+        return new Statement(
+                kept == 0 ? sql : sql + " AND id NOT IN (" + String.join(", ", Collections.nCopies(kept, "?")) + ")",
+                binds);
     }
 
     /**
      * Hands back every claim, started or not, that a previous process under an owner's name left
      * when it died: PENDING again under a new version, so that a late start or outcome of the old
      * claim is refused and any instance claims the task anew. A started one keeps its counted
-     * attempt. Binds: owner.
+     * attempt.
      */
-    String releaseLeftovers() {
-        return "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL,"
-                + " claim_version = claim_version + 1 WHERE claimed_by = ? AND state IN ('CLAIMED', 'RUNNING')";
+    Statement releaseLeftovers() {
+        return Statement.of(
+                "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL,"
+                        + " claim_version = claim_version + 1 WHERE claimed_by = ? AND state IN ('CLAIMED', 'RUNNING')",
+                "owner");
     }
 
-    /** Gives back one claim that has not started. Binds: id, owner, version. */
-    String releaseOne() {
-        return "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL"
-                + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state = 'CLAIMED'";
+    /** Gives back one claim that has not started. */
+    Statement releaseOne() {
+        return Statement.of(
+                "UPDATE " + table + " SET state = 'PENDING', claimed_by = NULL, lease_until = NULL"
+                        + " WHERE id = ? AND claimed_by = ? AND claim_version = ? AND state = 'CLAIMED'",
+                "id",
+                "owner",
+                "version");
     }
 
-    /** Handlers of due PENDING tasks that are not in the given set. Binds: handlers. */
-    String foreignHandlersDue(int handlerCount) {
-        return "SELECT DISTINCT handler FROM " + table + " WHERE state = 'PENDING' AND due_at <= " + dueBy
-                + " AND NOT (" + dialect.anyOf("handler", handlerCount) + ")";
+    /** Handlers of due PENDING tasks that are not in the given set. */
+    Statement foreignHandlersDue(int handlerCount) {
+        Statement handlers = dialect.anyOf("handler", handlerCount);
+        return new Statement(
+                "SELECT DISTINCT handler FROM " + table + " WHERE state = 'PENDING' AND due_at <= " + dueBy
+                        + " AND NOT (" + handlers.sql() + ")",
+                handlers.binds());
     }
 
     /**
      * What an idle instance needs to know to sleep: the earliest due time of the given handlers'
      * PENDING tasks (null if none), whether any of their tasks is claimed or running (1 or 0), and the
      * database's time. Reads the {@code (state, due_at)} index twice, each time to its first match.
-     * Binds: handlers, handlers, 1.
+     * Bound as the handlers twice, then 1.
      */
-    String nextEvent(int handlerCount) {
-        return "SELECT " + nextEventColumns(handlerCount) + ", " + now;
+    Statement nextEvent(int handlerCount) {
+        Statement columns = nextEventColumns(handlerCount);
+        return new Statement("SELECT " + columns.sql() + ", " + now, columns.binds());
     }
 
-    /** The first two columns of {@link #nextEvent}, for a query that reads the time itself. Same binds. */
-    String nextEventColumns(int handlerCount) {
-        String mine = dialect.anyOf("handler", handlerCount);
-        return "(SELECT MIN(due_at) FROM " + table + " WHERE state = 'PENDING' AND " + mine + "),"
-                + " (SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
-                + " WHERE state IN ('CLAIMED', 'RUNNING') AND " + mine + dialect.fetchFirst() + ") held)";
+    /** The first two columns of {@link #nextEvent}, for a query that reads the time itself. */
+    Statement nextEventColumns(int handlerCount) {
+        Statement mine = dialect.anyOf("handler", handlerCount);
+        List<String> binds = new ArrayList<>(mine.binds());
+        binds.addAll(mine.binds());
+        binds.add("limit");
+        return new Statement(
+                "(SELECT MIN(due_at) FROM " + table + " WHERE state = 'PENDING' AND " + mine.sql() + "),"
+                        + " (SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
+                        + " WHERE state IN ('CLAIMED', 'RUNNING') AND " + mine.sql() + dialect.fetchFirst() + ") held)",
+                binds);
     }
 
     /**
-     * The number of tasks not yet done (PENDING, CLAIMED or RUNNING), counted up to a bound, so that
-     * its cost does not grow with the backlog. Binds: the bound.
+     * The number of tasks not yet done (PENDING, CLAIMED or RUNNING), counted up to a bound, so
+     * that its cost does not grow with the backlog.
      */
-    String countWaiting() {
-        return "SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
-                + " WHERE state IN ('PENDING', 'CLAIMED', 'RUNNING')" + dialect.fetchFirst() + ") waiting";
+    Statement countWaiting() {
+        return Statement.of(
+                "SELECT COUNT(*) FROM (SELECT 1 AS one FROM " + table
+                        + " WHERE state IN ('PENDING', 'CLAIMED', 'RUNNING')" + dialect.fetchFirst() + ") waiting",
+                "the bound");
     }
 
     /**
      * The number of tasks in each state, as columns state and n, each counted up to a bound as in
-     * {@link #countWaiting()}. Binds: the bound, once per state, in the order of {@link
-     * DurableTaskState}.
+     * {@link #countWaiting()}, bound once per state, in the order of {@link DurableTaskState}.
      */
-    String countByState() {
+    Statement countByState() {
         StringBuilder text = new StringBuilder();
         for (DurableTaskState state : DurableTaskState.values()) {
             if (text.length() > 0) {
@@ -336,31 +367,33 @@ final class DurableTaskSql {
                     .append(") counted_")
                     .append(state.ordinal());
         }
-        return text.toString();
+        return new Statement(text.toString(), Collections.nCopies(DurableTaskState.values().length, "bound"));
     }
 
     /**
-     * The tasks that meet a query's conditions, earliest due first. Binds: {@link #findBinds}, the
+     * The tasks that meet a query's conditions, earliest due first; bound by {@link #findBinds}: the
      * values of the conditions the query sets, then its limit.
      */
-    String find(DurableTaskQuery query) {
+    Statement find(DurableTaskQuery query) {
         StringBuilder text = new StringBuilder("SELECT " + COLUMNS + " FROM " + table + " WHERE 1 = 1");
-        if (query.handler() != null) {
-            text.append(" AND handler = ?");
+        List<String> binds = new ArrayList<>();
+        condition(text, binds, query.handler(), " AND handler = ?", "handler");
+        condition(text, binds, query.key(), " AND task_key = ?", "key");
+        condition(text, binds, query.state(), " AND state = ?", "state");
+        condition(text, binds, query.dueBefore(), " AND due_at < ?", "due before");
+        condition(text, binds, query.dueFrom(), " AND due_at >= ?", "due from");
+        binds.add("limit");
+        return new Statement(
+                text.append(" ORDER BY due_at, id").append(dialect.fetchFirst()).toString(), binds);
+    }
+
+    /** Adds a condition of {@link #find} and its bind where the query sets its value. */
+    private static void condition(
+            StringBuilder text, List<String> binds, @Nullable Object value, String sql, String bind) {
+        if (value != null) {
+            text.append(sql);
+            binds.add(bind);
         }
-        if (query.key() != null) {
-            text.append(" AND task_key = ?");
-        }
-        if (query.state() != null) {
-            text.append(" AND state = ?");
-        }
-        if (query.dueBefore() != null) {
-            text.append(" AND due_at < ?");
-        }
-        if (query.dueFrom() != null) {
-            text.append(" AND due_at >= ?");
-        }
-        return text.append(" ORDER BY due_at, id").append(dialect.fetchFirst()).toString();
     }
 
     /** Returns the binds of {@link #find}, in the order of its conditions. */

@@ -56,7 +56,7 @@ public final class DurableTaskStore {
     DurableTaskStore(JdbcTemplate jdbc, JdbcDialect dialect, TableNames tables) {
         this.jdbc = jdbc;
         this.dialect = dialect;
-        this.sql = new DurableTaskSql(dialect, tables);
+        this.sql = DurableTaskSql.of(dialect, tables);
         this.groups = new GroupStatements(jdbc, dialect, sql);
     }
 
@@ -101,7 +101,7 @@ public final class DurableTaskStore {
     }
 
     boolean cancel(String handler, String key) {
-        return jdbc.update(sql.cancel(), ps -> dialect.bind(ps, binds(handler, key))) > 0;
+        return jdbc.update(sql.cancel().sql(), ps -> dialect.bind(ps, binds(handler, key))) > 0;
     }
 
     List<ClaimedTask> claimDue(
@@ -130,17 +130,17 @@ public final class DurableTaskStore {
 
     /** The fenced start; true means this claim still holds and the task is now RUNNING. */
     boolean start(ClaimedTask task, String owner, Duration lease) {
-        return update(sql.start(), lease, task.id(), owner, task.version()) == 1;
+        return update(sql.start().sql(), lease, task.id(), owner, task.version()) == 1;
     }
 
     /** Renews a started task's lease if it is still {@code owner}'s under its claim; returns whether. */
     boolean renewStarted(ClaimedTask task, String owner, Duration lease) {
-        return update(sql.renewStarted(), lease, task.id(), owner, task.version()) == 1;
+        return update(sql.renewStarted().sql(), lease, task.id(), owner, task.version()) == 1;
     }
 
     /** The fenced completion of a one-off task (its row goes). */
     boolean completeOnce(ClaimedTask task) {
-        return update(sql.completeOnce(), task.id(), task.version()) == 1;
+        return update(sql.completeOnce().sql(), task.id(), task.version()) == 1;
     }
 
     /**
@@ -162,13 +162,13 @@ public final class DurableTaskStore {
     /** As {@link #completeOnce(ClaimedTask)}, with the run's record (see {@link RunHistory#completeFenced}). */
     boolean completeOnce(ClaimedTask task, RunHistory history, FinishedRun run) {
         return history.completeFenced(
-                sql.completeOnce(), binds(task.id(), task.version()), () -> completeOnce(task), run, false);
+                sql.completeOnce().sql(), binds(task.id(), task.version()), () -> completeOnce(task), run, false);
     }
 
     /** As {@link #completeRecurring}, with the run's record (see {@link RunHistory#completeFenced}). */
     boolean completeRecurring(ClaimedTask task, Instant nextFire, RunHistory history, FinishedRun run) {
         return history.completeFenced(
-                sql.completeRecurring(),
+                sql.completeRecurring().sql(),
                 binds(nextFire, nextFire, null, task.id(), task.version()),
                 () -> completeRecurring(task, nextFire, null),
                 run,
@@ -177,13 +177,14 @@ public final class DurableTaskStore {
 
     /** The fenced completion of a recurring task: PENDING again at its next fire. */
     boolean completeRecurring(ClaimedTask task, Instant nextFire, @Nullable String error) {
-        return update(sql.completeRecurring(), nextFire, nextFire, truncate(error), task.id(), task.version()) == 1;
+        return update(sql.completeRecurring().sql(), nextFire, nextFire, truncate(error), task.id(), task.version())
+                == 1;
     }
 
     /** The fenced failure of an attempt: retried after {@code delay}, or FAILED when {@code terminal}. */
     boolean fail(ClaimedTask task, boolean terminal, String error, Duration delay) {
         String state = (terminal ? DurableTaskState.FAILED : DurableTaskState.PENDING).name();
-        return update(sql.fail(), state, truncate(error), delay, task.id(), task.version()) == 1;
+        return update(sql.fail().sql(), state, truncate(error), delay, task.id(), task.version()) == 1;
     }
 
     /**
@@ -203,7 +204,7 @@ public final class DurableTaskStore {
      * would only add row versions.
      */
     int renewLeases(String owner, Duration lease, Duration endingWithin) {
-        return update(sql.renewLeases(), lease, owner, endingWithin);
+        return update(sql.renewLeases().sql(), lease, owner, endingWithin);
     }
 
     /**
@@ -216,24 +217,24 @@ public final class DurableTaskStore {
         for (int i = 0; i < kept.size(); i++) {
             binds[i + 1] = kept.get(i);
         }
-        return update(sql.releaseAll(kept.size()), binds);
+        return update(sql.releaseAll(kept.size()).sql(), binds);
     }
 
     /** Hands back the claims a dead process left under {@code owner}; returns how many. */
     int releaseLeftovers(String owner) {
-        return update(sql.releaseLeftovers(), owner);
+        return update(sql.releaseLeftovers().sql(), owner);
     }
 
     /** Gives back one claim that has not started. */
     boolean release(ClaimedTask task, String owner) {
-        return update(sql.releaseOne(), task.id(), owner, task.version()) == 1;
+        return update(sql.releaseOne().sql(), task.id(), owner, task.version()) == 1;
     }
 
     /** Handlers of due tasks that none of {@code handlers} can run. */
     List<String> foreignHandlersDue(Collection<String> handlers) {
         String[] names = handlers.toArray(String[]::new);
         return jdbc.query(
-                sql.foreignHandlersDue(names.length),
+                sql.foreignHandlersDue(names.length).sql(),
                 ps -> dialect.bind(ps, binds((Object) names)),
                 (rs, row) -> rs.getString(1));
     }
@@ -246,7 +247,7 @@ public final class DurableTaskStore {
     NextEvent nextEvent(Collection<String> handlers) {
         String[] names = handlers.toArray(String[]::new);
         NextEvent next = jdbc.query(
-                sql.nextEvent(names.length),
+                sql.nextEvent(names.length).sql(),
                 ps -> dialect.bind(ps, binds(names, names, 1)),
                 rs -> rs.next()
                         ? new NextEvent(dialect.readInstant(rs, 1), rs.getLong(2) > 0, dialect.readInstant(rs, 3))
@@ -264,7 +265,7 @@ public final class DurableTaskStore {
     BeatRide nextEventRide(Collection<String> handlers, Consumer<NextEvent> looked) {
         String[] names = handlers.toArray(String[]::new);
         return new BeatRide(
-                sql.nextEventColumns(names.length),
+                sql.nextEventColumns(names.length).sql(),
                 List.of(names, names, 1),
                 (row, databaseTime) ->
                         looked.accept(new NextEvent(dialect.readInstant(row, 2), row.getLong(3) > 0, databaseTime)));
@@ -305,7 +306,7 @@ public final class DurableTaskStore {
     }
 
     long countWaiting(long limit) {
-        Long count = jdbc.queryForObject(sql.countWaiting(), Long.class, limit);
+        Long count = jdbc.queryForObject(sql.countWaiting().sql(), Long.class, limit);
         return count == null ? 0 : count;
     }
 
@@ -325,7 +326,7 @@ public final class DurableTaskStore {
         Object[] limits = new Object[DurableTaskState.values().length];
         Arrays.fill(limits, limit);
         jdbc.query(
-                sql.countByState(),
+                sql.countByState().sql(),
                 rs -> {
                     counts.put(rs.getString("state"), rs.getLong("n"));
                 },
@@ -334,7 +335,7 @@ public final class DurableTaskStore {
     }
 
     List<DurableTaskInfo> query(DurableTaskQuery query) {
-        return jdbc.query(sql.find(query), ps -> dialect.bind(ps, DurableTaskSql.findBinds(query)), this::info);
+        return jdbc.query(sql.find(query).sql(), ps -> dialect.bind(ps, DurableTaskSql.findBinds(query)), this::info);
     }
 
     private int update(String statement, @Nullable Object... values) {

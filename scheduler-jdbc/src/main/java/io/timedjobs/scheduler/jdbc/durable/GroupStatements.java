@@ -1,6 +1,7 @@
 package io.timedjobs.scheduler.jdbc.durable;
 
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.Statement;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -60,12 +61,12 @@ final class GroupStatements {
      *     rolls back)
      */
     int[] completeOnceAll(List<ClaimedTask> tasks) {
-        String group = sql.completeOnceGroup();
+        Statement group = sql.completeOnceGroup();
         if (group != null) {
-            return inOneStatement(group, tasks, (ids, versions) -> binds(ids, versions, ids));
+            return inOneStatement(group.sql(), tasks, (ids, versions) -> binds(group.args(ids, versions, ids)));
         }
         return batch(
-                sql.completeOnce(),
+                sql.completeOnce().sql(),
                 tasks.size(),
                 i -> binds(tasks.get(i).id(), tasks.get(i).version()));
     }
@@ -82,16 +83,17 @@ final class GroupStatements {
         if (tasks.isEmpty()) {
             return new int[0];
         }
-        String group = sql.startGroup();
+        Statement group = sql.startGroup();
         if (group != null) { // one statement, so one commit without a transaction of its own
-            return inOneStatement(group, tasks, (ids, versions) -> binds(lease, ids, versions, ids, owner));
+            return inOneStatement(
+                    group.sql(), tasks, (ids, versions) -> binds(group.args(lease, ids, versions, ids, owner)));
         }
         TransactionTemplate transaction =
                 Objects.requireNonNull(this.transaction, "a store on a template without a data source");
         int[] counts;
         try {
             counts = transaction.execute(status -> batch(
-                    sql.start(),
+                    sql.start().sql(),
                     tasks.size(),
                     i -> binds(lease, tasks.get(i).id(), owner, tasks.get(i).version())));
         } catch (TransactionException e) {

@@ -179,7 +179,9 @@ public final class RunHistory {
             BooleanSupplier completion,
             FinishedRun run,
             boolean always) {
-        String folded = settings.enabled() ? dialect.changeWithInsert(change, sql.insertSelect(!always)) : null;
+        String folded = settings.enabled()
+                ? dialect.changeWithInsert(change, sql.insertSelect(!always).sql())
+                : null;
         if (folded == null) {
             return complete(completion, run, always);
         }
@@ -223,7 +225,7 @@ public final class RunHistory {
                         List<List<@Nullable Object>> chunk =
                                 records.subList(from, Math.min(records.size(), from + ROWS_PER_INSERT));
                         chunk.forEach(binds::addAll);
-                        jdbc.update(sql.insertRows(chunk.size()), ps -> dialect.bind(ps, binds));
+                        jdbc.update(sql.insertRows(chunk.size()).sql(), ps -> dialect.bind(ps, binds));
                         written.set(true);
                     }
                 }
@@ -244,7 +246,7 @@ public final class RunHistory {
 
     private void insert(JdbcTemplate via, FinishedRun run) {
         List<@Nullable Object> binds = recordBinds(run);
-        via.update(sql.insert(), ps -> dialect.bind(ps, binds));
+        via.update(sql.insert().sql(), ps -> dialect.bind(ps, binds));
         written.set(true);
     }
 
@@ -265,7 +267,7 @@ public final class RunHistory {
 
     /** Returns the records that meet the query, latest start first. */
     public List<RunRecord> find(RunHistoryQuery query) {
-        return jdbc.query(sql.find(query), ps -> dialect.bind(ps, RunHistorySql.findBinds(query)), this::record);
+        return jdbc.query(sql.find(query).sql(), ps -> dialect.bind(ps, RunHistorySql.findBinds(query)), this::record);
     }
 
     /** Prunes when a round is due (see the class comment); called at each poll of the heartbeat. */
@@ -294,13 +296,14 @@ public final class RunHistory {
             return 0;
         }
         int deleted = 0;
-        Long cutoff = jdbc.query(sql.countCutoff(), rs -> rs.next() ? rs.getLong(1) : null, settings.maxRows());
+        Long cutoff = jdbc.query(sql.countCutoff().sql(), rs -> rs.next() ? rs.getLong(1) : null, settings.maxRows());
         if (cutoff != null) {
-            deleted += deleteBatches(sql.deleteUpTo(), cutoff, PRUNE_BATCHES);
+            deleted += deleteBatches(sql.deleteUpTo().sql(), cutoff, PRUNE_BATCHES);
         }
         int left = PRUNE_BATCHES - deleted / PRUNE_BATCH;
         if (left > 0 && oldestIsDue()) {
-            deleted += deleteBatches(sql.deleteOlder(), -settings.retention().toMillis(), left);
+            deleted +=
+                    deleteBatches(sql.deleteOlder().sql(), -settings.retention().toMillis(), left);
         }
         return deleted;
     }
@@ -311,7 +314,7 @@ public final class RunHistory {
      */
     private boolean oldestIsDue() {
         Instant oldest =
-                jdbc.query(sql.oldestStart(), rs -> rs.next() ? dialect.readInstant(rs, "started_at") : null, 1);
+                jdbc.query(sql.oldestStart().sql(), rs -> rs.next() ? dialect.readInstant(rs, "started_at") : null, 1);
         // compared on this JVM's clock, but only to skip work: the delete compares on the database's
         return oldest != null
                 && oldest.isBefore(Instant.now().minus(settings.retention()).plusSeconds(60));

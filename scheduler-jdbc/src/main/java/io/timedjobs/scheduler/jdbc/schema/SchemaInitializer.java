@@ -197,14 +197,14 @@ public final class SchemaInitializer {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         List<String> probes = new java.util.ArrayList<>();
         for (String table : tables.all()) {
-            probes.add(SchemaSql.probe(table));
+            probes.add(SchemaSql.probe(table).sql());
         }
         // Version 2 added columns to version 1's tables: a database left at version 1 lacks them.
-        probes.add(SchemaSql.probe(tables.jobs(), "definition_key"));
-        probes.add(SchemaSql.probe(tables.instances(), "schema_version"));
+        probes.add(SchemaSql.probe(tables.jobs(), "definition_key").sql());
+        probes.add(SchemaSql.probe(tables.instances(), "schema_version").sql());
         // Version 3 added the trace context of durable tasks, version 4 the catch-up watermark.
-        probes.add(SchemaSql.probe(tables.tasks(), "trace_parent"));
-        probes.add(SchemaSql.probe(tables.jobs(), "caught_up_to"));
+        probes.add(SchemaSql.probe(tables.tasks(), "trace_parent").sql());
+        probes.add(SchemaSql.probe(tables.jobs(), "caught_up_to").sql());
         for (String probe : probes) {
             try {
                 jdbc.queryForList(probe);

@@ -158,7 +158,8 @@ final class SchemaMigration {
     private TreeSet<Integer> appliedVersions(Connection connection) throws SQLException {
         TreeSet<Integer> versions = new TreeSet<>();
         try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery(SchemaSql.appliedVersions(tables.schemaVersion()))) {
+                ResultSet rows = statement.executeQuery(
+                        SchemaSql.appliedVersions(tables.schemaVersion()).sql())) {
             while (rows.next()) {
                 versions.add(rows.getInt(1));
             }
@@ -167,8 +168,8 @@ final class SchemaMigration {
     }
 
     private void record(Connection connection, int version, String script) throws SQLException {
-        try (PreparedStatement insert =
-                connection.prepareStatement(SchemaSql.recordVersion(tables.schemaVersion(), dialect.now()))) {
+        try (PreparedStatement insert = connection.prepareStatement(
+                SchemaSql.recordVersion(tables.schemaVersion(), dialect.now()).sql())) {
             insert.setInt(1, version);
             insert.setString(2, script);
             insert.setString(3, appliedBy());

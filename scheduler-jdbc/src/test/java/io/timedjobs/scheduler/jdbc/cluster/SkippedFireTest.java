@@ -7,6 +7,7 @@ import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
+import io.timedjobs.scheduler.jdbc.database.InstanceSql;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.jdbc.database.StatementLog;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
@@ -53,7 +54,10 @@ class SkippedFireTest {
         job.nextExecution(new SimpleTriggerContext()); // registers the job's row
         Instant fire = clock.now().truncatedTo(ChronoUnit.SECONDS);
         assertThat(winnerStore.recordFire("job", job.key(), fire, HORIZON)).isTrue();
-        boolean folds = database.dialect().foldsInsertWithRead();
+        boolean folds =
+                JobSql.of(database.dialect(), database.tables(), new InstanceSql(database.dialect(), database.tables()))
+                                .recordFireOrRead(false)
+                        != null;
 
         log.clear();
         job.runFire(fire);

@@ -1,6 +1,11 @@
-package io.timedjobs.scheduler.jdbc.database;
+package io.timedjobs.scheduler.jdbc.database.h2;
 
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.Statement;
+import io.timedjobs.scheduler.jdbc.database.Upsert;
+import io.timedjobs.scheduler.jdbc.schema.SchemaFailures;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
@@ -11,7 +16,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.RowMapper;
 
 /**
- * Immutable, thread-safe; used through {@link JdbcDialect} only. H2 2.x, for development and tests.
+ * Immutable, thread-safe; used through {@link JdbcDialect} only, which loads it as a service. H2 2.x, for development and tests.
  *
  * <ul>
  *   <li>The clock is {@code CURRENT_TIMESTAMP}, read once per statement.
@@ -24,7 +29,7 @@ import org.springframework.jdbc.core.RowMapper;
  *       database may run the same script, and each skips the changes and versions another made.
  * </ul>
  */
-final class H2Dialect extends JdbcDialect {
+public final class H2Dialect extends JdbcDialect {
 
     /** Serializes schema scripts within this JVM. */
     private static final Object SCHEMA_LOCK = new Object();
@@ -41,8 +46,13 @@ final class H2Dialect extends JdbcDialect {
     /** Tries of an upsert that lost the insert of its key to another transaction. */
     private static final int UPSERT_ATTEMPTS = 3;
 
+    /** H2's own reading of its schema statements' failures. */
+    public H2Dialect() {
+        ownStatements(SchemaFailures.class, new H2SchemaFailures());
+    }
+
     @Override
-    boolean isProduct(String lowerCaseProductName) {
+    protected boolean isProduct(String lowerCaseProductName) {
         return lowerCaseProductName.equals("h2");
     }
 
@@ -77,7 +87,7 @@ final class H2Dialect extends JdbcDialect {
     }
 
     @Override
-    String returning(String update, String columns) {
+    protected String returning(String update, String columns) {
         return "SELECT " + columns + " FROM FINAL TABLE (" + update + ")";
     }
 
@@ -151,6 +161,18 @@ final class H2Dialect extends JdbcDialect {
             Thread.currentThread().interrupt();
             throw new SQLException("Interrupted while another process migrated the Timed Jobs tables", e);
         }
+    }
+
+    /** The set as one parameter, an array. */
+    @Override
+    public Statement anyOf(String column, int count) {
+        return Statement.of(column + " = ANY(?)", column + " set");
+    }
+
+    @Override
+    protected int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
+        ps.setArray(index, ps.getConnection().createArrayOf("VARCHAR", values));
+        return index + 1;
     }
 
     @Override

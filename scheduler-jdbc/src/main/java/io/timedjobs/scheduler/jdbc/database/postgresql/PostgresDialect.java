@@ -1,6 +1,12 @@
-package io.timedjobs.scheduler.jdbc.database;
+package io.timedjobs.scheduler.jdbc.database.postgresql;
 
+import io.timedjobs.scheduler.jdbc.cluster.JobSql;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.Upsert;
+import io.timedjobs.scheduler.jdbc.durable.DurableTaskSql;
+import io.timedjobs.scheduler.jdbc.schema.SchemaFailures;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -10,7 +16,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.RowMapper;
 
 /**
- * Immutable, thread-safe; used through {@link JdbcDialect} only. PostgreSQL 12 or later.
+ * Immutable, thread-safe; used through {@link JdbcDialect} only, which loads it as a service. PostgreSQL 12 or later.
  *
  * <ul>
  *   <li>The clock is {@code clock_timestamp()}, which moves within a transaction (unlike {@code
@@ -22,13 +28,20 @@ import org.springframework.jdbc.core.RowMapper;
  *       lock, so that one instance creates the tables while the others wait and then find them.
  * </ul>
  */
-final class PostgresDialect extends JdbcDialect {
+public final class PostgresDialect extends JdbcDialect {
 
     /** Key of the advisory lock that serializes schema creation ("timedjob" in ASCII). */
     private static final long ADVISORY_LOCK_KEY = 0x74696d65646a6f62L;
 
+    /** PostgreSQL's own statements of the groups of tables where they differ from the portable ones. */
+    public PostgresDialect() {
+        ownStatements(JobSql.Factory.class, PostgresJobSql::new);
+        ownStatements(DurableTaskSql.Factory.class, PostgresDurableTaskSql::new);
+        ownStatements(SchemaFailures.class, new PostgresSchemaFailures());
+    }
+
     @Override
-    boolean isProduct(String lowerCaseProductName) {
+    protected boolean isProduct(String lowerCaseProductName) {
         return lowerCaseProductName.contains("postgresql");
     }
 
@@ -87,16 +100,6 @@ final class PostgresDialect extends JdbcDialect {
         return "SELECT pg_notify(?, ?)";
     }
 
-    @Override
-    public boolean foldsInsertWithRead() {
-        return true;
-    }
-
-    @Override
-    public boolean bindsIdArrays() {
-        return true;
-    }
-
     /**
      * The ids as an array, built once before the rows are read ({@code ANY(ARRAY(...))}), so that
      * the rows are always found through the primary key. As {@code IN (subquery)}, the plan the server
@@ -104,12 +107,12 @@ final class PostgresDialect extends JdbcDialect {
      * whole table; and a subquery that locks rows must not be run twice.
      */
     @Override
-    String idIn(String subquery) {
+    protected String idIn(String subquery) {
         return "id = ANY(ARRAY(" + subquery + "))";
     }
 
     @Override
-    String returning(String update, String columns) {
+    protected String returning(String update, String columns) {
         return update + " RETURNING " + columns;
     }
 
@@ -138,6 +141,18 @@ final class PostgresDialect extends JdbcDialect {
             statement.execute("SELECT pg_advisory_xact_lock(" + ADVISORY_LOCK_KEY + ")");
         }
         script.run();
+    }
+
+    /** The set as one parameter, an array. */
+    @Override
+    public io.timedjobs.scheduler.jdbc.database.Statement anyOf(String column, int count) {
+        return io.timedjobs.scheduler.jdbc.database.Statement.of(column + " = ANY(?)", column + " set");
+    }
+
+    @Override
+    protected int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
+        ps.setArray(index, ps.getConnection().createArrayOf("VARCHAR", values));
+        return index + 1;
     }
 
     @Override

@@ -1,5 +1,10 @@
-package io.timedjobs.scheduler.jdbc.database;
+package io.timedjobs.scheduler.jdbc.database.mariadb;
 
+import io.timedjobs.scheduler.jdbc.database.DeadlockRetry;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.RowChange;
+import io.timedjobs.scheduler.jdbc.database.Upsert;
+import io.timedjobs.scheduler.jdbc.schema.SchemaFailures;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,7 +17,6 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -30,7 +34,7 @@ import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.RowMapperResultSetExtractor;
 
 /**
- * Immutable, thread-safe; used through {@link JdbcDialect} only. MariaDB 10.6 or later, and MySQL
+ * Immutable, thread-safe; used through {@link JdbcDialect} only, which loads it as a service. MariaDB 10.6 or later, and MySQL
  * 8.0.1 or later: only SQL that both document, so that one dialect and one set of scripts serve both.
  *
  * <ul>
@@ -48,7 +52,7 @@ import org.springframework.jdbc.core.RowMapperResultSetExtractor;
  *       any, whether a row was written or not (a value cut may collide with a key already there),
  *       and one that says a value was changed is thrown as the error it would have been (a row
  *       written stays where no transaction of the caller's rolls it back).
- *   <li>Neither database has {@code RETURNING} on {@code UPDATE}, nor a row limit in an {@code IN}
+ *   <li>Neither database returns the rows an {@code UPDATE} changed, nor has a row limit in an {@code IN}
  *       subquery: a claim is a {@code SELECT ... FOR UPDATE SKIP LOCKED} of the ids, an {@code UPDATE}
  *       of those ids and a {@code SELECT} of them, in one transaction on one connection (the caller's,
  *       if it has one; else its own, at READ COMMITTED, which locks no gaps). An upsert is {@code
@@ -62,7 +66,7 @@ import org.springframework.jdbc.core.RowMapperResultSetExtractor;
  *       transaction fails, for the transaction's owner to decide ({@link DeadlockRetry}).
  * </ul>
  */
-final class MariaDbDialect extends JdbcDialect {
+public final class MariaDbDialect extends JdbcDialect {
 
     /**
      * Codes of the errors that {@code INSERT IGNORE} turns into warnings on a row it writes all the
@@ -87,13 +91,18 @@ final class MariaDbDialect extends JdbcDialect {
     /** The claims and the updates whose rows are read back, which take three statements here. */
     private final LockThenUpdate lockThenUpdate = new LockThenUpdate(this);
 
+    /** MariaDB's own reading of its schema statements' failures. */
+    public MariaDbDialect() {
+        ownStatements(SchemaFailures.class, new MariaDbSchemaFailures());
+    }
+
     @Override
-    boolean isProduct(String lowerCaseProductName) {
+    protected boolean isProduct(String lowerCaseProductName) {
         return lowerCaseProductName.contains("mariadb") || lowerCaseProductName.contains("mysql");
     }
 
     @Override
-    void checkVersion(@Nullable String productName, @Nullable String productVersion) {
+    protected void checkVersion(@Nullable String productName, @Nullable String productVersion) {
         String version = productVersion == null ? "" : productVersion;
         boolean mariaDb = version.toLowerCase(Locale.ROOT).contains("mariadb")
                 || (productName != null && productName.toLowerCase(Locale.ROOT).contains("mariadb"));
@@ -139,23 +148,6 @@ final class MariaDbDialect extends JdbcDialect {
     @Override
     public String plusMillis(String timestamp) {
         return "TIMESTAMPADD(MICROSECOND, CAST(? AS SIGNED) * 1000, " + timestamp + ")";
-    }
-
-    @Override
-    public String anyOf(String column, int count) {
-        if (count == 0) {
-            return "1 = 0";
-        }
-        return column + " IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
-    }
-
-    @Override
-    int bindAnyOf(PreparedStatement ps, int index, String[] values) throws SQLException {
-        int next = index;
-        for (String value : values) {
-            ps.setString(next++, value);
-        }
-        return next;
     }
 
     @Override
@@ -285,8 +277,8 @@ final class MariaDbDialect extends JdbcDialect {
 
     /** Not used: {@link #claim} and {@link #updateReturning} are this dialect's own. */
     @Override
-    String returning(String update, String columns) {
-        throw new UnsupportedOperationException("MariaDB and MySQL have no RETURNING on UPDATE");
+    protected String returning(String update, String columns) {
+        throw new UnsupportedOperationException("MariaDB and MySQL cannot return the rows an UPDATE changed");
     }
 
     /**

@@ -1,5 +1,8 @@
-package io.timedjobs.scheduler.jdbc.database;
+package io.timedjobs.scheduler.jdbc.database.mariadb;
 
+import io.timedjobs.scheduler.jdbc.database.DeadlockRetry;
+import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import io.timedjobs.scheduler.jdbc.database.RowChange;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
@@ -11,7 +14,7 @@ import org.springframework.jdbc.core.RowMapperResultSetExtractor;
 
 /**
  * Immutable, thread-safe; used by {@link MariaDbDialect} only: its claims and its updates whose
- * rows are read back. Neither MariaDB nor MySQL has {@code RETURNING} on {@code UPDATE}, nor a row
+ * rows are read back. Neither MariaDB nor MySQL returns the rows an {@code UPDATE} changed, nor has a row
  * limit in an {@code IN} subquery, so each is a {@code SELECT ... FOR UPDATE} of the ids (with
  * {@code SKIP LOCKED} for a claim), an {@code UPDATE} of those ids and a {@code SELECT} of them, in
  * one transaction on one connection: the caller's, if it has one; else its own at READ COMMITTED,
