@@ -16,7 +16,8 @@ import org.springframework.util.ClassUtils;
  * types, which {@link HealthApi} calls by name and proxies, the failure analyzers that
  * {@code META-INF/spring.factories} names, and the fields of Spring's own runnables that the
  * scheduler reads to know a {@code @Scheduled} job (without them a native image would not
- * recognize the job, and run it on every instance). Called by Spring's AOT processing only.
+ * recognize the job, and run it on every instance), and the database dialects of {@code
+ * scheduler-jdbc}, found as services. Called by Spring's AOT processing only.
  */
 final class SchedulerRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -38,8 +39,26 @@ final class SchedulerRuntimeHints implements RuntimeHintsRegistrar {
             .findFirst()
             .orElseGet(() -> MemberCategory.valueOf("DECLARED_FIELDS"));
 
+    /**
+     * The database dialects of {@code scheduler-jdbc}, which it finds through {@code
+     * META-INF/services} (or, failing that, makes by these names), when it is on the class path.
+     */
+    static final List<String> DIALECTS = List.of(
+            "io.timedjobs.scheduler.jdbc.database.postgresql.PostgresDialect",
+            "io.timedjobs.scheduler.jdbc.database.h2.H2Dialect",
+            "io.timedjobs.scheduler.jdbc.database.mariadb.MariaDbDialect");
+
+    /** The services file that lists the dialects. */
+    static final String DIALECT_SERVICES = "META-INF/services/io.timedjobs.scheduler.jdbc.database.JdbcDialect";
+
     @Override
     public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+        if (ClassUtils.isPresent("io.timedjobs.scheduler.jdbc.database.JdbcDialect", classLoader)) {
+            hints.resources().registerPattern(DIALECT_SERVICES);
+            for (String dialect : DIALECTS) {
+                hints.reflection().registerType(TypeReference.of(dialect), MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
+            }
+        }
         for (String packageName : new String[] {HealthApi.BOOT_4_PACKAGE, HealthApi.BOOT_3_PACKAGE}) {
             String indicator = packageName + ".HealthIndicator";
             if (!ClassUtils.isPresent(indicator, classLoader)) {

@@ -50,6 +50,41 @@ class SchedulerRuntimeHintsTest {
         }
     }
 
+    /**
+     * Every database dialect the services file lists, and each that scheduler-jdbc answers for a
+     * product, can be made in a native image: its constructor and the services file are hinted.
+     */
+    @Test
+    void shouldCoverTheDatabaseDialects() throws IOException {
+        List<String> listed = new ArrayList<>();
+        for (URL url :
+                Collections.list(getClass().getClassLoader().getResources(SchedulerRuntimeHints.DIALECT_SERVICES))) {
+            try (var in = url.openStream()) {
+                new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                        .lines()
+                        .map(String::strip)
+                        .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+                        .forEach(listed::add);
+            }
+        }
+        List<String> answered = List.of("PostgreSQL", "H2", "MariaDB").stream()
+                .map(product -> io.timedjobs.scheduler.jdbc.database.JdbcDialect.forProductName(product)
+                        .getClass()
+                        .getName())
+                .toList();
+        assertThat(listed).containsExactlyInAnyOrderElementsOf(SchedulerRuntimeHints.DIALECTS);
+        assertThat(answered).containsExactlyElementsOf(SchedulerRuntimeHints.DIALECTS);
+        assertThat(RuntimeHintsPredicates.resource().forResource(SchedulerRuntimeHints.DIALECT_SERVICES))
+                .accepts(hints);
+        for (String dialect : SchedulerRuntimeHints.DIALECTS) {
+            assertThat(RuntimeHintsPredicates.reflection()
+                            .onType(TypeReference.of(dialect))
+                            .withMemberCategory(MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS))
+                    .as(dialect)
+                    .accepts(hints);
+        }
+    }
+
     /** Every failure analyzer that spring.factories names can be created. */
     @Test
     void shouldCoverFailureAnalyzers() throws IOException {

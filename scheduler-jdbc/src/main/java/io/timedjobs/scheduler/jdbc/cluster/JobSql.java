@@ -185,7 +185,7 @@ public class JobSql {
     Statement liftFence() {
         return Statement.of(
                 "UPDATE " + jobs + " SET paused = COALESCE(user_paused, FALSE), fenced = FALSE WHERE job_name = ?"
-                        + " AND fenced = TRUE AND NOT " + version1Alive,
+                        + " AND fenced <> FALSE AND NOT " + version1Alive,
                 "job",
                 "dead after");
     }
@@ -220,7 +220,7 @@ public class JobSql {
      */
     Statement setPaused() {
         return Statement.of(
-                "UPDATE " + jobs + " SET paused = CASE WHEN fenced = TRUE THEN TRUE ELSE ? END, user_paused = ?"
+                "UPDATE " + jobs + " SET paused = CASE WHEN fenced <> FALSE THEN TRUE ELSE ? END, user_paused = ?"
                         + " WHERE job_name = ?",
                 "paused",
                 "paused",
@@ -234,7 +234,7 @@ public class JobSql {
 
     /** The names of the paused jobs. */
     Statement pausedJobs() {
-        return Statement.of("SELECT job_name FROM " + jobs + " WHERE " + PAUSED + " = TRUE");
+        return Statement.of("SELECT job_name FROM " + jobs + " WHERE " + PAUSED + " <> FALSE");
     }
 
     /**
