@@ -134,7 +134,10 @@ public final class ClusterBench {
         }
     }
 
-    /** The peers of every run: ours (with the history too under {@code bench.history}), and db-scheduler at its default polling (not in a smoke run) and at 100 ms. */
+    /**
+     * The peers of every run: ours (with the history too under {@code bench.history}), db-scheduler at
+     * its default polling (not in a smoke run) and at 100 ms, and on PostgreSQL JobRunr and Quartz.
+     */
     static List<Supplier<ClusterPeer>> peers(BenchDatabase.Kind database) {
         List<Supplier<ClusterPeer>> peers = new ArrayList<>();
         peers.add(TimedJobsPeer::new);
@@ -145,6 +148,10 @@ public final class ClusterBench {
             peers.add(() -> new DbSchedulerPeer(Duration.ofSeconds(10), database));
         }
         peers.add(() -> new DbSchedulerPeer(Duration.ofMillis(100), database));
+        if (database == BenchDatabase.Kind.POSTGRESQL) {
+            peers.add(JobRunrPeer::new);
+            peers.add(QuartzPeer::new);
+        }
         return peers;
     }
 
