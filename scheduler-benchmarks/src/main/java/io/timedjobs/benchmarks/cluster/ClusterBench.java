@@ -29,6 +29,8 @@ import javax.sql.DataSource;
  *       Lateness (first start minus due) at p50, p99 and max, and early starts.
  * </ul>
  *
+ * <p>{@code -Dbench.clusterPeers=timed-jobs,jobrunr} runs only the peers whose names begin so.
+ *
  * <p>With {@code -Dbench.history=true}, our peer also runs with the run history on
  * ("timed-jobs+history": a record written in each completion's transaction), beside it off, for
  * the cost per execution of the history.
@@ -91,6 +93,9 @@ public final class ClusterBench {
                         for (int p = 0; p < peers.size(); p++) {
                             int index = Math.floorMod(p + round, peers.size());
                             ClusterPeer peer = peers.get(index).get();
+                            if (!chosen(peer.name())) {
+                                continue;
+                            }
                             double[] r = ClusterProcesses.enabled()
                                     ? ClusterProcesses.run(
                                             database, index, peer, scenario, tasks, spreadMillis, instances)
@@ -153,6 +158,16 @@ public final class ClusterBench {
             peers.add(QuartzPeer::new);
         }
         return peers;
+    }
+
+    /**
+     * Whether {@code bench.clusterPeers} (comma-separated beginnings of names, e.g. {@code
+     * timed-jobs,quartz}; every peer when unset) names the peer {@code name}.
+     */
+    static boolean chosen(String name) {
+        String chosen = System.getProperty("bench.clusterPeers", "").strip();
+        return chosen.isEmpty()
+                || Arrays.stream(chosen.split(",")).map(String::strip).anyMatch(name::startsWith);
     }
 
     /**
