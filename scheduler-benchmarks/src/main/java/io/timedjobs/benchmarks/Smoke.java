@@ -23,12 +23,14 @@ public final class Smoke {
         Memory.main(new String[] {"1", all});
         Burst.main(new String[] {"1", all});
         io.timedjobs.benchmarks.cluster.ClusterBench.compare(new String[] {"1"});
-        // The same with each instance in a JVM of its own, two of them.
+        // The same with each instance in a JVM of its own, two of them (JobRunr and Quartz ran above).
+        System.setProperty("bench.clusterPeers", "timed-jobs,db-scheduler");
         System.setProperty("bench.clusterProcesses", "true");
         System.setProperty("bench.clusterInstances", "2");
         io.timedjobs.benchmarks.cluster.ClusterBench.compare(new String[] {"1", "drain"});
         System.clearProperty("bench.clusterProcesses");
         System.clearProperty("bench.clusterInstances");
+        System.clearProperty("bench.clusterPeers");
         io.timedjobs.benchmarks.cluster.IdleLoad.compare(new String[] {"1"});
         io.timedjobs.benchmarks.cluster.RemoteStart.compare(new String[] {"1"});
         io.timedjobs.benchmarks.cluster.JobFires.compare(new String[] {"1"});

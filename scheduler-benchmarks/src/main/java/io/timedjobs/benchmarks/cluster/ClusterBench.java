@@ -29,6 +29,8 @@ import javax.sql.DataSource;
  *       Lateness (first start minus due) at p50, p99 and max, and early starts.
  * </ul>
  *
+ * <p>{@code -Dbench.clusterPeers=timed-jobs,jobrunr} runs only the peers whose names begin so.
+ *
  * <p>With {@code -Dbench.history=true}, our peer also runs with the run history on
  * ("timed-jobs+history": a record written in each completion's transaction), beside it off, for
  * the cost per execution of the history.
@@ -91,6 +93,9 @@ public final class ClusterBench {
                         for (int p = 0; p < peers.size(); p++) {
                             int index = Math.floorMod(p + round, peers.size());
                             ClusterPeer peer = peers.get(index).get();
+                            if (!chosen(peer.name())) {
+                                continue;
+                            }
                             double[] r = ClusterProcesses.enabled()
                                     ? ClusterProcesses.run(
                                             database, index, peer, scenario, tasks, spreadMillis, instances)
@@ -134,7 +139,10 @@ public final class ClusterBench {
         }
     }
 
-    /** The peers of every run: ours (with the history too under {@code bench.history}), and db-scheduler at its default polling (not in a smoke run) and at 100 ms. */
+    /**
+     * The peers of every run: ours (with the history too under {@code bench.history}), db-scheduler at
+     * its default polling (not in a smoke run) and at 100 ms, and on PostgreSQL JobRunr and Quartz.
+     */
     static List<Supplier<ClusterPeer>> peers(BenchDatabase.Kind database) {
         List<Supplier<ClusterPeer>> peers = new ArrayList<>();
         peers.add(TimedJobsPeer::new);
@@ -145,7 +153,21 @@ public final class ClusterBench {
             peers.add(() -> new DbSchedulerPeer(Duration.ofSeconds(10), database));
         }
         peers.add(() -> new DbSchedulerPeer(Duration.ofMillis(100), database));
+        if (database == BenchDatabase.Kind.POSTGRESQL) {
+            peers.add(JobRunrPeer::new);
+            peers.add(QuartzPeer::new);
+        }
         return peers;
+    }
+
+    /**
+     * Whether {@code bench.clusterPeers} (comma-separated beginnings of names, e.g. {@code
+     * timed-jobs,quartz}; every peer when unset) names the peer {@code name}.
+     */
+    static boolean chosen(String name) {
+        String chosen = System.getProperty("bench.clusterPeers", "").strip();
+        return chosen.isEmpty()
+                || Arrays.stream(chosen.split(",")).map(String::strip).anyMatch(name::startsWith);
     }
 
     /**

@@ -25,7 +25,7 @@ import javax.sql.DataSource;
  * </pre>
  *
  * Job counts and peers are comma-separated, e.g. {@code 0,1,10,100} and {@code
- * timed-jobs,db-scheduler,shedlock} (the defaults). Prints statements and commits per minute, median
+ * timed-jobs,db-scheduler,shedlock,jobrunr,quartz} (the defaults). Prints statements and commits per minute, median
  * {@code [min-max]} over rounds.
  */
 public final class IdleLoad {
@@ -38,6 +38,8 @@ public final class IdleLoad {
         PEERS.put("timed-jobs+handler-nolisten", () -> new IdleTimedJobs(true, false));
         PEERS.put("db-scheduler", IdleDbScheduler::new);
         PEERS.put("shedlock", IdleShedLock::new);
+        PEERS.put("jobrunr", IdleJobRunr::new);
+        PEERS.put("quartz", IdleQuartz::new);
     }
 
     private IdleLoad() {}

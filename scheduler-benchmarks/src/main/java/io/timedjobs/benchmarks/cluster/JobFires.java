@@ -38,7 +38,7 @@ import javax.sql.DataSource;
  * java -cp scheduler-benchmarks/target/benchmarks.jar io.timedjobs.benchmarks.cluster.JobFires [rounds] [jobs] [peers]
  * </pre>
  *
- * Peers, comma-separated: {@code timed-jobs,shedlock,db-scheduler} (the defaults). Prints each
+ * Peers, comma-separated: {@code timed-jobs,shedlock,db-scheduler,jobrunr,quartz} (the defaults). Prints each
  * figure as the median {@code [min-max]} over the rounds.
  */
 public final class JobFires {
@@ -49,6 +49,8 @@ public final class JobFires {
         PEERS.put("timed-jobs", FiringPeers.TimedJobs::new);
         PEERS.put("shedlock", FiringPeers.ShedLock::new);
         PEERS.put("db-scheduler", FiringPeers.DbScheduler::new);
+        PEERS.put("jobrunr", FiringJobRunr::new);
+        PEERS.put("quartz", FiringQuartz::new);
     }
 
     private JobFires() {}
