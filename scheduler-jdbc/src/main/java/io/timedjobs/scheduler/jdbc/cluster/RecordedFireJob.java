@@ -26,7 +26,7 @@ abstract class RecordedFireJob extends ClusteredJob {
         JobStore store = context.store();
         ClusterJobStats stats = context.stats();
         long start = System.nanoTime();
-        if (backsUp() && context.notices().recorded(name, fire, key())) {
+        if (backsUp(fire) && context.notices().recorded(name, fire, key())) {
             stats.skipped(name, SkipReason.LOST); // heard recorded elsewhere: no statement to lose it
             return;
         }

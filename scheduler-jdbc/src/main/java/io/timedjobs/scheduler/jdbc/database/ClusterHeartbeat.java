@@ -266,6 +266,11 @@ public final class ClusterHeartbeat implements SmartLifecycle {
             // The registration may have watched a row left under this name for a lease: this
             // process's row dates from the end of that watch, and its silence counts from there.
             beatAt = ticker.read();
+            if (instance.readsLiveInstances()) {
+                // at once rather than a beat interval later: until this instance knows the live
+                // instances it tries every fire first; the clock is measured with it
+                measured = instance.beatMeasuring(clock, null);
+            }
         }
         if (measured) {
             beatsSinceClock = 0;
