@@ -225,11 +225,6 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         return catchUp == null ? context.notices().backupSteps(name, fire, first) : 0;
     }
 
-    /** Whether this instance leaves {@code fire} to another instance first, for a moment. */
-    final boolean backsUp(Instant fire) {
-        return backupSteps(fire) > 0;
-    }
-
     private @Nullable Instant wakeUp() {
         pendingFire = null;
         return context.clock().localClock().instant().plus(context.pollInterval());

@@ -21,8 +21,8 @@ import org.jspecify.annotations.Nullable;
  * <p>What it is for: one instance tries a fire as soon as it is due, chosen by the {@link
  * FirePlacement} (by default anew for each fire, evenly among the live instances: see {@link
  * FireOrder}); each other one waits its {@linkplain #backupSteps number} of {@linkplain
- * #BACKUP_DELAY backup steps} and tries only if it has not heard the fire recorded meanwhile. So in
- * the usual case only the first sends a statement for the fire, however many instances run the
+ * #BACKUP_DELAY backup steps} and tries only if it has not heard the fire recorded meanwhile (so does the
+ * first, should its worker come late). So in the usual case only the first sends a statement for the fire, however many instances run the
  * job; should it be gone or late, the next one tries and records it, a moment late. Hearing is only
  * ever a reason to skip a fire that is already recorded, which the attempt would have lost anyway: a
  * lost or late notification costs a statement, never a fire. Without notifications (another
