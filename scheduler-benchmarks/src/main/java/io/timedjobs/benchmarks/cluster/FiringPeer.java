@@ -1,6 +1,8 @@
 package io.timedjobs.benchmarks.cluster;
 
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
@@ -16,8 +18,18 @@ interface FiringPeer extends AutoCloseable {
         private final LongAdder runs = new LongAdder();
         private final LongAdder duplicates = new LongAdder();
         private final Set<String> seen = ConcurrentHashMap.newKeySet();
+        private final Map<String, LongAdder> byInstance = new ConcurrentHashMap<>();
 
-        /** Counts a run of {@code job} now; a second run of it within the same second of the wall clock is a duplicate. */
+        /** As {@link #ran(String)}, counting the run for {@code instance} too. */
+        void ran(String job, String instance) {
+            byInstance.computeIfAbsent(instance, name -> new LongAdder()).increment();
+            ran(job);
+        }
+
+        /**
+         * Counts a run of {@code job} now, on an instance not told; a second run of it within the same
+         * second of the wall clock is a duplicate.
+         */
         void ran(String job) {
             runs.increment();
             if (!seen.add(job + "@" + System.currentTimeMillis() / 1000)) {
@@ -31,6 +43,13 @@ interface FiringPeer extends AutoCloseable {
 
         long duplicates() {
             return duplicates.sum();
+        }
+
+        /** Runs so far by instance, sorted by name; empty for a peer whose runs do not tell it. */
+        Map<String, Long> byInstance() {
+            Map<String, Long> counts = new TreeMap<>();
+            byInstance.forEach((instance, count) -> counts.put(instance, count.sum()));
+            return counts;
         }
     }
 

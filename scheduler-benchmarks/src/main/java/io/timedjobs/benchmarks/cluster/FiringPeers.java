@@ -74,7 +74,7 @@ final class FiringPeers {
                         GenericApplicationContext generic = (GenericApplicationContext) app;
                         for (int i = 0; i < jobs; i++) {
                             String name = "job" + i;
-                            generic.registerBean(name, SecondJob.class, () -> new SecondJob(name, runs));
+                            generic.registerBean(name, SecondJob.class, () -> new SecondJob(name, instance, runs));
                         }
                     })
                     .run();
@@ -97,16 +97,18 @@ final class FiringPeers {
         /** A clustered job that fires every second. */
         static final class SecondJob {
             private final String name;
+            private final String instance;
             private final Runs runs;
 
-            SecondJob(String name, Runs runs) {
+            SecondJob(String name, String instance, Runs runs) {
                 this.name = name;
+                this.instance = instance;
                 this.runs = runs;
             }
 
             @Scheduled(cron = CRON)
             void run() {
-                runs.ran(name);
+                runs.ran(name, instance);
             }
         }
     }
@@ -145,7 +147,7 @@ final class FiringPeers {
                 String name = "job" + i;
                 started.schedule(
                         () -> locks.executeWithLock(
-                                (Runnable) () -> runs.ran(name),
+                                (Runnable) () -> runs.ran(name, instance),
                                 new LockConfiguration(
                                         Instant.now(), name, Duration.ofMinutes(10), Duration.ofMillis(500))),
                         new CronTrigger(CRON));
@@ -184,7 +186,8 @@ final class FiringPeers {
             List<RecurringTask<Void>> tasks = new ArrayList<>();
             for (int i = 0; i < jobs; i++) {
                 String name = "job" + i;
-                tasks.add(Tasks.recurring(name, Schedules.cron(CRON)).execute((task, context) -> runs.ran(name)));
+                tasks.add(Tasks.recurring(name, Schedules.cron(CRON))
+                        .execute((task, context) -> runs.ran(name, instance)));
             }
             Scheduler started = Scheduler.create(dataSource)
                     .startTasks(tasks)

@@ -153,6 +153,7 @@ public final class JobFires {
             long commits =
                     counting.stream().mapToLong(CountingDataSource::commits).sum();
             long ranBefore = runs.count();
+            Map<String, Long> byInstanceBefore = runs.byInstance();
             Map<String, Long> cpuBefore = postgresCpuTicks();
             long start = System.nanoTime();
             Thread.sleep(windowMillis);
@@ -163,6 +164,17 @@ public final class JobFires {
                     counting.stream().mapToLong(CountingDataSource::statements).sum() - statements;
             long committed =
                     counting.stream().mapToLong(CountingDataSource::commits).sum() - commits;
+            long ranInWindow = runs.count() - ranBefore;
+            StringBuilder shares = new StringBuilder();
+            runs.byInstance()
+                    .forEach((instance, count) -> shares.append(String.format(
+                            Locale.ROOT,
+                            " %s %.1f%%",
+                            instance,
+                            100.0 * (count - byInstanceBefore.getOrDefault(instance, 0L)) / Math.max(1, ranInWindow))));
+            if (shares.length() > 0) {
+                System.out.println("  runs per instance in the window:" + shares);
+            }
             return new double[] {
                 sent / seconds,
                 committed / seconds,

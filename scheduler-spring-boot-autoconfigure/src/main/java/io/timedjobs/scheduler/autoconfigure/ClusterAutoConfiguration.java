@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
 import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
+import io.timedjobs.scheduler.jdbc.cluster.FirePlacement;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
@@ -183,6 +184,7 @@ public class ClusterAutoConfiguration {
         jobs.setDefaultZone(zone != null ? zone : ZoneId.systemDefault());
         jobs.setLocalJobs(Set.copyOf(cluster.getLocalJobs()));
         jobs.setListen(cluster.isListen());
+        jobs.setFirePlacement(FirePlacement.valueOf(cluster.getFirePlacement().name()));
         Map<String, CatchUpPolicy.Settings> catchUp = new LinkedHashMap<>();
         cluster.getJobs()
                 .forEach((name, job) -> catchUp.put(

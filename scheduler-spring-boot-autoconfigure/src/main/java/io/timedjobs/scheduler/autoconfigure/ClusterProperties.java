@@ -81,11 +81,19 @@ public class ClusterProperties {
 
     /**
      * Whether to hear of the fires other instances record through PostgreSQL's LISTEN/NOTIFY, on one
-     * connection held per instance with clustered jobs: only the instance that won a job's last fire
-     * then tries the next one at once, the others a moment later if they heard nothing. Ignored on
-     * other databases, where every instance tries every fire.
+     * connection held per instance with clustered jobs: only one instance (see fire-placement) then
+     * tries each fire at once, the others a moment later if they heard nothing. Ignored on other
+     * databases, where every instance tries every fire.
      */
     private boolean listen = true;
+
+    /**
+     * Which instance tries each fire of a clustered job first, where instances hear of the fires
+     * the others record (PostgreSQL, listen on): 'spread' chooses it anew for each fire, evenly
+     * among the live instances; 'sticky' keeps a job on the instance that ran its last fire. Whoever
+     * records a fire in the database runs it, either way.
+     */
+    private FirePlacement firePlacement = FirePlacement.SPREAD;
 
     /**
      * Settings of clustered jobs by job name (bean name, dot, method name; in brackets, since the
@@ -177,6 +185,14 @@ public class ClusterProperties {
         this.listen = listen;
     }
 
+    public FirePlacement getFirePlacement() {
+        return firePlacement;
+    }
+
+    public void setFirePlacement(FirePlacement firePlacement) {
+        this.firePlacement = Objects.requireNonNull(firePlacement, PREFIX + ".cluster.fire-placement");
+    }
+
     public Duration getDatabaseTimeout() {
         return databaseTimeout;
     }
@@ -191,6 +207,14 @@ public class ClusterProperties {
 
     public void setJobs(Map<String, Job> jobs) {
         this.jobs = new LinkedHashMap<>(Objects.requireNonNull(jobs, PREFIX + ".cluster.jobs"));
+    }
+
+    /** Values of 'fire-placement': who tries each fire of a clustered job first. */
+    public enum FirePlacement {
+        /** Chosen anew for each fire, evenly among the live instances. */
+        SPREAD,
+        /** The instance that ran the job's last fire: a job runs where it ran last. */
+        STICKY
     }
 
     /** The settings of one clustered job. */

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.timedjobs.scheduler.jdbc.TimedJobsDataSource;
 import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
+import io.timedjobs.scheduler.jdbc.cluster.FirePlacement;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
@@ -62,6 +63,18 @@ class ClusterAutoConfigurationTest {
                     assertThat(context.getBean(DatabaseClock.class).lastMeasurement())
                             .isNotNull();
                 });
+    }
+
+    /** The clustered jobs spread their fires by default, and keep each where it ran last with fire-placement=sticky. */
+    @Test
+    void shouldHandTheFirePlacementToTheClusteredJobs() {
+        runner.withUserConfiguration(OneDataSource.class)
+                .run(context -> assertThat(context.getBean(ClusteredJobs.class).firePlacement())
+                        .isEqualTo(FirePlacement.SPREAD));
+        runner.withUserConfiguration(OneDataSource.class)
+                .withPropertyValues("timed-jobs.cluster.fire-placement=sticky")
+                .run(context -> assertThat(context.getBean(ClusteredJobs.class).firePlacement())
+                        .isEqualTo(FirePlacement.STICKY));
     }
 
     /**

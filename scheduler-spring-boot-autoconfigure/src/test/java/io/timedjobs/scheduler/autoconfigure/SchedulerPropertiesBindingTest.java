@@ -84,6 +84,7 @@ class SchedulerPropertiesBindingTest {
                         "timed-jobs.cluster.local-jobs=cache.refresh",
                         "timed-jobs.cluster.database-timeout=3s",
                         "timed-jobs.cluster.listen=false",
+                        "timed-jobs.cluster.fire-placement=sticky",
                         "timed-jobs.jdbc.initialize-schema=always",
                         "timed-jobs.jdbc.table-prefix=jobs_",
                         "timed-jobs.durable.max-attempts=3",
@@ -103,6 +104,8 @@ class SchedulerPropertiesBindingTest {
                     assertThat(properties.getCluster().getLease()).isEqualTo(Duration.ofSeconds(30));
                     assertThat(properties.getCluster().getDatabaseTimeout()).isEqualTo(Duration.ofSeconds(3));
                     assertThat(properties.getCluster().isListen()).isFalse();
+                    assertThat(properties.getCluster().getFirePlacement())
+                            .isEqualTo(ClusterProperties.FirePlacement.STICKY);
                     assertThat(properties.getDurable().getMaxAttempts()).isEqualTo(3);
                     assertThat(properties.getDurable().getCompletionLinger()).isEqualTo(Duration.ofMillis(20));
                     assertThat(properties.getDashboard().isEnabled()).isTrue();
@@ -143,6 +146,21 @@ class SchedulerPropertiesBindingTest {
             assertThat(analysis).isNotNull();
             assertThat(analysis.getDescription()).contains("timed-jobs.misfire-policy", "sometimes");
             assertThat(analysis.getAction()).contains("catch-up, skip").doesNotContain("CATCH_UP");
+        });
+    }
+
+    /** fire-placement is spread by default, and a value that is neither spread nor sticky fails start-up, listing both. */
+    @Test
+    void shouldRefuseAFirePlacementThatIsNotAChoice() {
+        runner.run(context -> assertThat(
+                        context.getBean(SchedulerProperties.class).getCluster().getFirePlacement())
+                .isEqualTo(ClusterProperties.FirePlacement.SPREAD));
+        runner.withPropertyValues("timed-jobs.cluster.fire-placement=random").run(context -> {
+            assertThat(context).hasFailed();
+            var analysis = new SchedulerPropertyValueFailureAnalyzer().analyze(context.getStartupFailure());
+            assertThat(analysis).isNotNull();
+            assertThat(analysis.getDescription()).contains("timed-jobs.cluster.fire-placement", "random");
+            assertThat(analysis.getAction()).contains("spread, sticky");
         });
     }
 

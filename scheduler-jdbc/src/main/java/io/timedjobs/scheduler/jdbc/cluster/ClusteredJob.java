@@ -113,10 +113,10 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
     private volatile boolean pendingMissed;
 
     /**
-     * Whether this instance tries the next fire as soon as it is due: true until it loses a fire to
-     * another instance, and again once it records one. One that lost waits {@link
-     * FireNotices#BACKUP_DELAY} and tries only a fire it has not heard recorded (see {@link
-     * FireNotices}).
+     * Whether this instance recorded the last fire it tried: true until it loses a fire to another
+     * instance, and again once it records one. With {@link FirePlacement#STICKY}, one that lost
+     * waits {@link FireNotices#BACKUP_DELAY} and tries only a fire it has not heard recorded (see
+     * {@link FireNotices}).
      */
     private volatile boolean first = true;
 
@@ -213,12 +213,16 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             return wakeUp();
         }
         Instant at = context.clock().notBeforeLocal(fire); // never early
-        return backsUp() ? at.plus(FireNotices.BACKUP_DELAY) : at;
+        return at.plus(FireNotices.BACKUP_DELAY.multipliedBy(backupSteps(fire)));
     }
 
-    /** Whether this instance leaves the next fire to the one that won the last, for a moment. */
-    final boolean backsUp() {
-        return !first && catchUp == null && context.notices().listening();
+    /**
+     * Returns how many backup steps this instance leaves {@code fire} to the instances before it
+     * (see {@link FireNotices#backupSteps}); 0 for a job that catches up, whose fires every
+     * instance tries at once.
+     */
+    final int backupSteps(Instant fire) {
+        return catchUp == null ? context.notices().backupSteps(name, fire, first) : 0;
     }
 
     private @Nullable Instant wakeUp() {

@@ -116,6 +116,11 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         this.context = new ClusteredJob.Context(
                 store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon, notices, calls);
         heartbeat.addStopAction(notices::stop);
+        // Who tries each fire first: the heartbeat reads the live instances as it beats, where it
+        // can fold the read into its own statement (PostgreSQL), trusted for a lease.
+        FireOrder order = notices.order();
+        instance.watchLiveInstances(names -> order.seen(names, instance.lease()));
+        heartbeat.addStopAction(order::forget);
         // A graceful stop keeps beating while the fires going on end (at most LeaseRule.stopWait, so
         // that a run that hangs cannot keep the instance from stopping), and begins none: no other
         // instance takes a run lease over from a run still going, as it would from a dead instance.
@@ -170,13 +175,28 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
 
     /**
      * Sets whether this instance listens for the fires other instances record (PostgreSQL's {@code
-     * LISTEN}, on one connection held while it runs clustered jobs), so that only the instance that
-     * won a job's last fire tries the next one at once; true by default. When false, or where the
+     * LISTEN}, on one connection held while it runs clustered jobs), so that only one instance
+     * tries each fire at once (see {@link #setFirePlacement}); true by default. When false, or where the
      * database cannot notify, every instance tries every fire (one statement each). Fires recorded
      * here are announced either way.
      */
     public void setListen(boolean listen) {
         this.listen = listen;
+    }
+
+    /**
+     * Sets which instance tries each fire of a clustered job first, where instances hear of the
+     * fires the others record (PostgreSQL, with {@link #setListen listening} on): {@link
+     * FirePlacement#SPREAD} (the default) or {@link FirePlacement#STICKY}. Who runs a fire is
+     * decided by its record in the database either way.
+     */
+    public void setFirePlacement(FirePlacement placement) {
+        notices.placement(placement);
+    }
+
+    /** Returns who tries each fire first; see {@link #setFirePlacement}. */
+    public FirePlacement firePlacement() {
+        return notices.placement();
     }
 
     /** Sets the zone of cron expressions declared without one; default the JVM's. */
@@ -371,6 +391,11 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
             }
         }
         return refused;
+    }
+
+    /** Returns the fires heard from other instances and the order of the live instances; for tests. */
+    FireNotices notices() {
+        return notices;
     }
 
     /** Returns how long fire records are kept: what a count of the fires table covers. */

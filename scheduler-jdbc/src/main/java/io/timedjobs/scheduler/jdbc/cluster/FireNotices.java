@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
+import io.timedjobs.scheduler.Ticker;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.InstanceSql;
 import io.timedjobs.scheduler.jdbc.database.TaskNotifications;
@@ -17,20 +18,22 @@ import org.jspecify.annotations.Nullable;
  * (PostgreSQL's {@code LISTEN}/{@code NOTIFY}): the statement that records a fire announces it,
  * at no statement of its own.
  *
- * <p>What it is for: an instance that lost a job's last fire tries the next one a {@linkplain
- * #BACKUP_DELAY moment} after it is due, and only if it has not heard it recorded meanwhile. So in
- * the usual case only the instance that won the last fire sends a statement for the next one,
- * however many instances run the job; should that instance be gone or late, the others try and one
- * of them records it, a moment late. Hearing is only ever a reason to skip a fire that is already
- * recorded, which the attempt would have lost anyway: a lost or late notification costs a statement,
- * never a fire. Without notifications (another database, no driver, a lost connection, or turned
- * off), every instance tries every fire at once, as before.
+ * <p>What it is for: one instance tries a fire as soon as it is due, chosen by the {@link
+ * FirePlacement} (by default anew for each fire, evenly among the live instances: see {@link
+ * FireOrder}); each other one waits its {@linkplain #backupSteps number} of {@linkplain
+ * #BACKUP_DELAY backup steps} and tries only if it has not heard the fire recorded meanwhile (so does the
+ * first, should its worker come late). So in the usual case only the first sends a statement for the fire, however many instances run the
+ * job; should it be gone or late, the next one tries and records it, a moment late. Hearing is only
+ * ever a reason to skip a fire that is already recorded, which the attempt would have lost anyway: a
+ * lost or late notification costs a statement, never a fire. Without notifications (another
+ * database, no driver, a lost connection, or turned off), every instance tries every fire at once,
+ * as before.
  */
 final class FireNotices {
 
     /**
-     * How long after a fire is due an instance that lost the job's last fire waits before trying it:
-     * time for the usual winner's notification to arrive.
+     * How long an instance waits, per instance before it in a fire's order, before trying the fire:
+     * time for the notification of the one before to arrive.
      */
     static final Duration BACKUP_DELAY = Duration.ofMillis(100);
 
@@ -41,14 +44,22 @@ final class FireNotices {
     private final @Nullable String channel;
     private final Map<String, Heard> heard = new ConcurrentHashMap<>();
 
+    /** The order of the live instances for each fire, as the heartbeat last read them. */
+    private final FireOrder order;
+
+    /** Who tries a fire first; set before the jobs are scheduled. */
+    private volatile FirePlacement placement = FirePlacement.SPREAD;
+
     private FireNotices() {
         this.listener = TaskNotifications.none();
         this.channel = null;
+        this.order = FireOrder.unknown();
     }
 
     /** Notices that listen on {@code channel}, on a database that can notify. */
     private FireNotices(ClusterDatabase database, String channel, String instance, Duration retry) {
         this.channel = channel;
+        this.order = new FireOrder(instance, Ticker.system());
         // Not started here: heard() is called only once start() runs, on a fully built instance.
         this.listener = TaskNotifications.of(
                 database, channel, instance, "fires recorded by other instances", retry, this::heard, () -> {});
@@ -89,6 +100,39 @@ final class FireNotices {
     /** Whether a fire recorded elsewhere now would be heard here. */
     boolean listening() {
         return listener.listening();
+    }
+
+    /** Sets who tries a fire first; see {@link FirePlacement}. */
+    void placement(FirePlacement placement) {
+        this.placement = java.util.Objects.requireNonNull(placement, "placement");
+    }
+
+    /** Returns who tries a fire first. */
+    FirePlacement placement() {
+        return placement;
+    }
+
+    /** Returns the order of the live instances, which the heartbeat's reads keep up to date. */
+    FireOrder order() {
+        return order;
+    }
+
+    /**
+     * Returns how many {@linkplain #BACKUP_DELAY backup steps} this instance waits before trying
+     * {@code fire} of {@code job}: 0 to try it at once, always so while nothing is heard (then every
+     * instance tries every fire at once).
+     *
+     * @param recordedLast whether this instance recorded the job's last fire it tried (what {@link
+     *     FirePlacement#STICKY} goes by)
+     */
+    int backupSteps(String job, Instant fire, boolean recordedLast) {
+        if (!listening()) {
+            return 0;
+        }
+        return switch (placement) {
+            case STICKY -> recordedLast ? 0 : 1;
+            case SPREAD -> order.rank(job, fire);
+        };
     }
 
     /** The channel the statement that records a fire announces it on; null where fires are not announced. */

@@ -26,8 +26,10 @@ abstract class RecordedFireJob extends ClusteredJob {
         JobStore store = context.store();
         ClusterJobStats stats = context.stats();
         long start = System.nanoTime();
-        if (backsUp() && context.notices().recorded(name, fire, key())) {
-            stats.skipped(name, SkipReason.LOST); // heard recorded elsewhere: no statement to lose it
+        if (context.notices().recorded(name, fire, key())) {
+            // heard recorded elsewhere (by an instance before this one in the fire's order, or after
+            // it while this one's worker was late): no statement to lose it
+            stats.skipped(name, SkipReason.LOST);
             return;
         }
         Object call = beginCall(fire);

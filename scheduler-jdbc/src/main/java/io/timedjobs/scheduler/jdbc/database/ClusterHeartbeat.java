@@ -23,7 +23,8 @@ import org.springframework.context.SmartLifecycle;
  * ({@link LeaseRule#beatInterval}, as the auto-configuration sets it), measures the {@link DatabaseClock} with
  * each beat where the database returns its time from the heartbeat's update (PostgreSQL), else in
  * a statement of its own every {@value #CLOCK_EVERY_BEATS} beats (the clock's error widens by the
- * assumed drift in between), and prunes the rows of dead instances every {@link
+ * assumed drift in between), reads the live instances with each beat for their watcher where the
+ * update can carry the read (PostgreSQL; see {@link ClusterInstance#watchLiveInstances}), and prunes the rows of dead instances every {@link
  * LeaseRule#pruneEvery} (five leases). So an instance with nothing else to do sends its database about 4.4
  * statements a minute at the default 30 s lease on PostgreSQL (6.4 elsewhere), whatever the poll
  * interval.
@@ -266,6 +267,11 @@ public final class ClusterHeartbeat implements SmartLifecycle {
             // The registration may have watched a row left under this name for a lease: this
             // process's row dates from the end of that watch, and its silence counts from there.
             beatAt = ticker.read();
+            if (instance.readsLiveInstances()) {
+                // at once rather than a beat interval later: until this instance knows the live
+                // instances it tries every fire first; the clock is measured with it
+                measured = instance.beatMeasuring(clock, null);
+            }
         }
         if (measured) {
             beatsSinceClock = 0;

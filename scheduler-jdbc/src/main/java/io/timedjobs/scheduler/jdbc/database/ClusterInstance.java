@@ -2,6 +2,9 @@ package io.timedjobs.scheduler.jdbc.database;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.sql.Array;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,6 +14,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -45,6 +49,9 @@ public final class ClusterInstance {
     private final Duration beatInterval;
     private final Sleeper sleeper;
     private final List<Runnable> startActions = new CopyOnWriteArrayList<>();
+
+    /** Who hears the live instances each beat reads, or null for none; see {@link #watchLiveInstances}. */
+    private volatile @Nullable Consumer<List<String>> liveWatcher;
 
     /** Whether the row under this name was written by this object (and not removed since). */
     private volatile boolean ownsRow;
@@ -304,14 +311,16 @@ public final class ClusterInstance {
             beat();
             return false;
         }
-        String carrying =
-                ride == null ? null : dialect.returningNowWith(sql.heartbeat().sql(), ride.columns());
+        BeatRide carried = withLiveNames(ride);
+        String carrying = carried == null
+                ? null
+                : dialect.returningNowWith(sql.heartbeat().sql(), carried.columns());
         boolean measured;
         if (carrying != null) {
             List<Object> binds = new ArrayList<>();
             binds.add(name);
-            binds.addAll(ride.binds());
-            measured = clock.measure(carrying, binds, ride.reader());
+            binds.addAll(carried.binds());
+            measured = clock.measure(carrying, binds, carried.reader());
         } else {
             measured = clock.measure(returning.sql(), name);
         }
@@ -321,6 +330,65 @@ public final class ClusterInstance {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Has each heartbeat that can (see {@link #readsLiveInstances()}) also read the names of the
+     * instances alive (heartbeat younger than the lease), this one's included, and hand them to
+     * {@code watcher} on the heartbeat's thread: at no statement of its own. Set once, before the
+     * heartbeat starts.
+     */
+    public void watchLiveInstances(Consumer<List<String>> watcher) {
+        liveWatcher = Objects.requireNonNull(watcher, "watcher");
+    }
+
+    /**
+     * Whether a watcher of the live instances is set and the heartbeat can carry their read
+     * (PostgreSQL: {@link JdbcDialect#returningNowWith} and {@link JdbcDialect#arrayOf}).
+     */
+    public boolean readsLiveInstances() {
+        return liveWatcher != null
+                && sql.liveNamesColumn() != null
+                && sql.heartbeatReturningNow() != null
+                && dialect.returningNowWith(sql.heartbeat().sql(), "1") != null;
+    }
+
+    /** {@code ride} with the read of the live instances added, where one is watched and can be carried. */
+    private @Nullable BeatRide withLiveNames(@Nullable BeatRide ride) {
+        Consumer<List<String>> watcher = liveWatcher;
+        String column = sql.liveNamesColumn();
+        if (watcher == null || column == null) {
+            return ride;
+        }
+        long minusLease = -lease.toMillis();
+        BeatRide.Reader live = (row, databaseTime) -> watcher.accept(liveNames(row));
+        if (ride == null) {
+            return new BeatRide(column, List.of(minusLease), live);
+        }
+        List<Object> binds = new ArrayList<>(ride.binds());
+        binds.add(minusLease);
+        return new BeatRide(ride.columns() + ", " + column, binds, (row, databaseTime) -> {
+            ride.reader().read(row, databaseTime);
+            live.read(row, databaseTime);
+        });
+    }
+
+    private static List<String> liveNames(ResultSet row) throws SQLException {
+        Array array = row.getArray(InstanceSql.LIVE_COLUMN);
+        if (array == null) {
+            return List.of();
+        }
+        try {
+            List<String> names = new ArrayList<>();
+            for (Object value : (Object[]) array.getArray()) {
+                if (value != null) {
+                    names.add(value.toString());
+                }
+            }
+            return names;
+        } finally {
+            array.free();
+        }
     }
 
     /** Removes the rows of instances dead for {@link LeaseRule#pruneAfter} (ten leases); returns how many. */

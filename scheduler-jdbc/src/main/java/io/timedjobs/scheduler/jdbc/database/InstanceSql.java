@@ -18,6 +18,10 @@ public final class InstanceSql {
     private final String now;
     private final String nowPlusMillis;
     private final @Nullable Statement heartbeatReturningNow;
+    private final @Nullable String liveNamesColumn;
+
+    /** The label of {@link #liveNamesColumn()}. */
+    static final String LIVE_COLUMN = "live_instances";
 
     public InstanceSql(JdbcDialect dialect, TableNames tables) {
         this.table = tables.instances();
@@ -25,6 +29,9 @@ public final class InstanceSql {
         this.nowPlusMillis = dialect.nowPlusMillis();
         String returning = dialect.returningNow(heartbeat().sql());
         this.heartbeatReturningNow = returning == null ? null : Statement.of(returning, "name");
+        String live = dialect.arrayOf("SELECT instance_name FROM " + table + " WHERE heartbeat_at > " + nowPlusMillis
+                + " ORDER BY instance_name");
+        this.liveNamesColumn = live == null ? null : live + " AS " + LIVE_COLUMN;
     }
 
     /** Returns the instances table's name, for messages. */
@@ -89,6 +96,16 @@ public final class InstanceSql {
     @Nullable
     Statement heartbeatReturningNow() {
         return heartbeatReturningNow;
+    }
+
+    /**
+     * A select-list expression, named {@value #LIVE_COLUMN}: the names of the instances whose
+     * heartbeat is younger than the lease (bound in negative millis), as an array; null where the
+     * dialect has no arrays ({@link JdbcDialect#arrayOf}).
+     */
+    @Nullable
+    String liveNamesColumn() {
+        return liveNamesColumn;
     }
 
     /** Removes the rows of instances whose heartbeat is older than now plus a (negative) delay. */

@@ -169,6 +169,15 @@ public abstract class JdbcDialect {
     }
 
     /**
+     * Returns a select-list expression whose value is the rows of {@code query} (one column of
+     * text) as an array, read with {@link java.sql.ResultSet#getArray}, or null where it cannot
+     * (the default): the heartbeat then carries no list of the live instances.
+     */
+    public @Nullable String arrayOf(String query) {
+        return null;
+    }
+
+    /**
      * Returns one query that runs {@code change} (an UPDATE or DELETE) and {@code insert} (which may
      * read the rows {@code change} changed as the table {@code changed}, one row each) and returns the
      * number of rows {@code change} changed as its one column; binds: those of {@code change}, then

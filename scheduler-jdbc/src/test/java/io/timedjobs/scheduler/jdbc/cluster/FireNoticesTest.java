@@ -21,8 +21,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Fires announced by the statement that records them (PostgreSQL): heard by the other instances,
- * which then leave a job's fires to the instance that won its last one, and never lose a fire by
- * it.
+ * which then leave each fire to the instance that tries it first, and never lose a fire by it.
  */
 class FireNoticesTest {
 
@@ -107,12 +106,12 @@ class FireNoticesTest {
 
     /**
      * Three instances of one job every second on PostgreSQL: every fire runs once, and the instances
-     * that lost a fire, having heard the next one recorded, send nothing for it: fewer than two record
-     * statements per fire across the three (three each without notices). The winner then stops;
-     * the others go on with every fire.
+     * that do not try a fire first, having heard it recorded, send nothing for it: fewer than two
+     * record statements per fire across the three (three each without notices). The last winner
+     * then stops; the others go on with every fire.
      */
     @Test
-    void shouldLeaveEachFireToTheLastWinnerAndLoseNoneWhenItStops() {
+    void shouldLeaveEachFireToTheFirstInItsOrderAndLoseNoneWhenOneStops() {
         DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
         RunLog log = new RunLog();
         TestInstance.Settings settings = TestInstance.Settings.shrunk();

@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneId;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -139,7 +140,8 @@ public final class TestInstance {
                 ClusterHeartbeat heartbeat,
                 DatabaseClock clock,
                 Settings settings,
-                RunHistory history) {
+                RunHistory history,
+                ObjectProvider<FirePlacement> placement) {
             ClusteredJobs jobs = new ClusteredJobs(
                     database,
                     heartbeat,
@@ -149,6 +151,7 @@ public final class TestInstance {
                     settings.fireHorizon(),
                     history);
             jobs.setDefaultZone(settings.zone());
+            placement.ifAvailable(jobs::setFirePlacement); // a job class may declare one as a bean
             return jobs;
         }
     }

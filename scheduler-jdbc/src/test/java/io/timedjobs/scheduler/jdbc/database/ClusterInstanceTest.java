@@ -77,6 +77,43 @@ class ClusterInstanceTest {
     }
 
     /**
+     * A heartbeat hands the names of the live instances to their watcher on PostgreSQL, read by its
+     * own statement (a dead one left out); where the heartbeat cannot carry the read, it reads none.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldReadTheLiveInstancesWithTheHeartbeatWhereItCan(TestDatabases.Kind kind) {
+        DataSource dataSource = kind.newDatabase();
+        JdbcDialect dialect = JdbcDialect.detect(dataSource);
+        new SchemaInitializer(dataSource, dialect, TableNames.defaults()).initialize(SchemaInitializer.Mode.ALWAYS);
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        ClusterInstance instance =
+                new ClusterInstance(jdbc, dialect, TableNames.defaults(), "one", Duration.ofSeconds(30));
+        instance.register();
+        new ClusterInstance(jdbc, dialect, TableNames.defaults(), "two", Duration.ofSeconds(30)).register();
+        jdbc.update(
+                "INSERT INTO timed_jobs_instances (instance_name, started_at, heartbeat_at) VALUES ('old', "
+                        + dialect.nowPlusMillis() + ", " + dialect.nowPlusMillis() + ")",
+                -120_000L,
+                -60_000L);
+        java.util.concurrent.atomic.AtomicReference<List<String>> seen =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        instance.watchLiveInstances(seen::set);
+        DatabaseClock clock =
+                new DatabaseClock(jdbc, dialect, java.time.Clock.systemUTC(), io.timedjobs.scheduler.Ticker.system());
+
+        instance.beatMeasuring(clock);
+
+        if (kind == TestDatabases.Kind.POSTGRESQL) {
+            assertThat(instance.readsLiveInstances()).isTrue();
+            assertThat(seen.get()).containsExactly("one", "two");
+        } else {
+            assertThat(instance.readsLiveInstances()).isFalse();
+            assertThat(seen.get()).isNull();
+        }
+    }
+
+    /**
      * A second process under a name whose row keeps beating (here: the holder beats while the
      * newcomer watches) refuses to start, naming the configuration key; the holder keeps its row.
      */

@@ -87,6 +87,12 @@ public final class PostgresDialect extends JdbcDialect {
                 + " FROM beat";
     }
 
+    /** An {@code ARRAY} constructor over the subquery. */
+    @Override
+    public String arrayOf(String query) {
+        return "ARRAY(" + query + ")";
+    }
+
     /** Data-modifying {@code WITH} clauses: both writes run, in one round trip and one implicit transaction. */
     @Override
     public String changeWithInsert(String change, String insert) {
