@@ -40,6 +40,7 @@ class StatementBindsTest {
             "io.timedjobs.scheduler.jdbc.cluster.JobSql",
             "io.timedjobs.scheduler.jdbc.cluster.CatchUpSql",
             "io.timedjobs.scheduler.jdbc.durable.DurableTaskSql",
+            "io.timedjobs.scheduler.jdbc.durable.LockedGroupSql",
             "io.timedjobs.scheduler.jdbc.history.RunHistorySql",
             "io.timedjobs.scheduler.jdbc.schema.SchemaSql");
 
@@ -189,6 +190,15 @@ class StatementBindsTest {
         }
         if (type == InstanceSql.class) {
             return new InstanceSql(dialect, TableNames.defaults());
+        }
+        if (type.getName().equals("io.timedjobs.scheduler.jdbc.durable.DurableTaskSql")) {
+            try {
+                Method of = type.getDeclaredMethod("of", JdbcDialect.class, TableNames.class);
+                of.setAccessible(true);
+                return of.invoke(null, dialect, TableNames.defaults());
+            } catch (ReflectiveOperationException ex) {
+                throw new IllegalStateException(ex);
+            }
         }
         throw new IllegalStateException("No sample collaborator of " + type);
     }

@@ -211,14 +211,6 @@ public abstract class JdbcDialect {
     public abstract int insertIfAbsent(JdbcOperations jdbc, String insert, @Nullable Object... args);
 
     /**
-     * Whether a JDBC batch of updates reports how many rows each of its statements changed, as a group
-     * of fenced completions needs to tell which were accepted; true by default.
-     */
-    public boolean batchCountsRows() {
-        return true;
-    }
-
-    /**
      * Runs an update that may run again unchanged if the database rolled it back (a fenced start,
      * completion or failure, a lease renewal) and returns its count. A statement that lost a deadlock
      * (a lease renewal against a group of completions, each locking the same rows in its own order)

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 /**
@@ -30,8 +29,8 @@ final class DurableOutcomes {
     /** The longest a stop waits for a group being written on the completions' timer. */
     private static final Duration LINGER_STOP_WAIT = Duration.ofSeconds(5);
 
-    /** One-off completions outside a handler's transaction, written in groups; null where not grouped. */
-    private final @Nullable CompletionGroup completions;
+    /** One-off completions outside a handler's transaction, written in groups. */
+    private final CompletionGroup completions;
 
     /** An outcome to write; returns whether the database accepted it. */
     @FunctionalInterface
@@ -48,7 +47,6 @@ final class DurableOutcomes {
     /**
      * @param outages where failures go, and whether the database is known to be away (an outcome is
      *     then kept for the next poll without a try)
-     * @param groups whether completions go in groups (the dialect's batches report each count)
      * @param linger the longest a completion waits for others to share its commit; zero for none
      * @param single writes a completion alone: outside a group, and for a group the database refused
      */
@@ -58,7 +56,6 @@ final class DurableOutcomes {
             String owner,
             EngineOutages outages,
             FenceRefusals refusals,
-            boolean groups,
             Duration linger,
             SingleCompletion single) {
         this.store = store;
@@ -67,16 +64,12 @@ final class DurableOutcomes {
         this.outages = outages;
         this.refusals = refusals;
         this.single = single;
-        this.completions = groups ? new CompletionGroup(this::writeGroup, linger) : null;
+        this.completions = new CompletionGroup(this::writeGroup, linger);
     }
 
-    /** Writes a one-off task's completion, in a group where completions are grouped. */
+    /** Writes a one-off task's completion, in a group. */
     void complete(CompletionGroup.Completion completion) {
-        if (completions != null) {
-            completions.add(completion);
-        } else {
-            record(() -> single.write(completion));
-        }
+        completions.add(completion);
     }
 
     /** Writes an outcome now, or keeps it for the next poll when the database cannot be reached. */
@@ -95,8 +88,8 @@ final class DurableOutcomes {
 
     /**
      * Writes one group of completions: one alone as any completion is, several in one transaction
-     * (their fenced deletes in one statement on PostgreSQL, a batch elsewhere, then the records of
-     * those accepted). Never throws: a group
+     * (their fenced deletes, then the records of those accepted; see {@link
+     * GroupStatements}). Never throws: a group
      * the database does not take is kept, each completion for the next poll to write alone.
      */
     private void writeGroup(List<CompletionGroup.Completion> group) {
@@ -146,19 +139,15 @@ final class DurableOutcomes {
 
     /** As the engine starts: completions wait a moment for company (see {@link CompletionGroup}). */
     void startLingering() {
-        if (completions != null) {
-            completions.startLingering("timed-jobs-durable-completions-" + owner);
-        }
+        completions.startLingering("timed-jobs-durable-completions-" + owner);
     }
 
     /** As a crash would: completions waiting for company are never written (see {@code abandon()}). */
     void dropLingering() {
-        if (completions != null) {
-            try {
-                completions.stopLingering(Duration.ZERO);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        try {
+            completions.stopLingering(Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -168,20 +157,18 @@ final class DurableOutcomes {
      * which it throws.
      */
     void writeAll() {
-        if (completions != null) {
-            try {
-                completions.stopLingering(LINGER_STOP_WAIT);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt(); // what waits is written below all the same
-            }
-            completions.writeWaiting();
+        try {
+            completions.stopLingering(LINGER_STOP_WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // what waits is written below all the same
         }
+        completions.writeWaiting();
         writeDeferred();
     }
 
     /** Outcomes not written yet: completions waiting for their group, and those kept for the next poll. */
     int deferredCount() {
-        return deferred.size() + (completions == null ? 0 : completions.size());
+        return deferred.size() + completions.size();
     }
 
     void databaseFailed(DataAccessException failure) {

@@ -172,12 +172,7 @@ public final class DurableTaskEngineBuilder {
         DurableTaskPoll poll = new DurableTaskPoll(stores.own(), settings, registered.keySet(), owner, leases);
         DurableTaskRunner runner = runner(stores, registered, runs, owner, leases, outages);
         ClaimedQueue queued = new ClaimedQueue();
-        TaskStarts starts = new TaskStarts(
-                queued,
-                runner,
-                timeSource,
-                settings.poolSize(),
-                database.dialect().batchCountsRows());
+        TaskStarts starts = new TaskStarts(queued, runner, timeSource, settings.poolSize());
         ClaimedWork work = new ClaimedWork(queued, starts, settings.poolSize());
         IdlePace pace = new IdlePace(stores.own(), poll, settings, timeSource.ticker());
         CommitClaims commitClaims = new CommitClaims(work, poll, settings, timeSource, beat, outages);
@@ -240,7 +235,6 @@ public final class DurableTaskEngineBuilder {
                 owner,
                 outages,
                 refusals,
-                database.dialect().batchCountsRows(),
                 completionLinger,
                 one -> completions.completeRecorded(one.task(), one.run(), one.lapsesAtStart()));
         FencedStarts starts =

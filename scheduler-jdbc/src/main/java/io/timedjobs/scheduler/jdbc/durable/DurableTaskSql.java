@@ -178,7 +178,8 @@ public class DurableTaskSql {
      * {@link #start()} for a group of tasks in one statement, returning the id and claim version of
      * each task started (the ids distinct), bound as {@code lease millis}, then the ids, versions and
      * ids again (each a {@code long[]}, versions in the order of the ids), then {@code owner}; null
-     * here, the portable answer: a JDBC batch of {@link #start()}, one statement per task.
+     * here, the portable answer: the group's rows locked, then those fit started by id, in one
+     * transaction (see {@link LockedGroupSql}).
      */
     public @Nullable Statement startGroup() {
         return null;
@@ -187,7 +188,8 @@ public class DurableTaskSql {
     /**
      * {@link #completeOnce()} for a group of tasks in one statement, returning the id and claim
      * version of each task completed (the ids distinct), bound as the ids, versions and ids again;
-     * null here, the portable answer: a JDBC batch of {@link #completeOnce()}.
+     * null here, the portable answer: the group's rows locked, then those fit deleted by id, in one
+     * transaction (see {@link LockedGroupSql}).
      */
     public @Nullable Statement completeOnceGroup() {
         return null;

@@ -152,7 +152,7 @@ final class FencedStarts {
                             failure -> lateStartFailed(known, failure));
             // still in flight, the lease holds: all run on it
             return answered == null ? all(known.size(), 1) : answered;
-        } catch (PessimisticLockingFailureException | GroupStatements.UnknownRowCounts e) {
+        } catch (PessimisticLockingFailureException e) {
             int[] counts = new int[known.size()];
             for (int i = 0; i < known.size(); i++) {
                 counts[i] = start(known.get(i), notBefore) ? 1 : 0;

@@ -24,8 +24,7 @@ import org.apache.commons.logging.LogFactory;
  * <p>A group holds at most {@value #PER_WORKER} tasks per worker: a started task waiting for a worker
  * counts as running (its lease is renewed, its attempt counted), so that wait stays short; one that
  * waited longer than a renewal interval runs only once its lease is renewed as still held. Tasks
- * that are not due together, and databases whose batches do not report each statement's count
- * (MariaDB), start one by one as before.
+ * that are not due together start one by one.
  */
 final class TaskStarts {
 
@@ -41,14 +40,12 @@ final class TaskStarts {
     private final DurableTaskRunner runner;
     private final DatabaseClock clock;
     private final int maxGroup;
-    private final boolean grouped;
 
-    TaskStarts(ClaimedQueue queued, DurableTaskRunner runner, DatabaseClock clock, int poolSize, boolean grouped) {
+    TaskStarts(ClaimedQueue queued, DurableTaskRunner runner, DatabaseClock clock, int poolSize) {
         this.queued = queued;
         this.runner = runner;
         this.clock = clock;
         this.maxGroup = PER_WORKER * poolSize;
-        this.grouped = grouped;
     }
 
     /**
@@ -80,10 +77,6 @@ final class TaskStarts {
 
     /** Starts and runs {@code task}, whose timer fired, with the queued tasks due as soon. */
     private void fire(ClaimedTask task, Instant localDue, LeaderFollowerScheduler workers) {
-        if (!grouped) {
-            runner.run(task, localDue);
-            return;
-        }
         Instant startBy = clock.localClock().instant().plus(startAhead());
         List<ClaimedTask> group = new ArrayList<>();
         group.add(task);

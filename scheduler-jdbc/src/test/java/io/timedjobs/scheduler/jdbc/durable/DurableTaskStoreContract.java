@@ -136,17 +136,14 @@ abstract class DurableTaskStoreContract {
     }
 
     /**
-     * A group of starts and a group of completions (one statement each on PostgreSQL, a batch
-     * elsewhere) keep each task's fence: a task cancelled, rescheduled or claimed again since the group
+     * A group of starts and a group of completions (one statement each on PostgreSQL; elsewhere the
+     * group's rows locked, then those that pass changed by id) keep each task's fence: a task cancelled, rescheduled or claimed again since the group
      * was claimed, or a start by another holder, is refused; of a task in the group under two claims
      * only the latest goes through, and of one listed twice under the same claim only the first; the
      * others go through, each told apart in the counts.
      */
     @Test
     void shouldFenceEachTaskOfAGroupOfStartsAndCompletions() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(
-                kind() != TestDatabases.Kind.MARIADB,
-                "MariaDB's driver does not count each statement of a batch: its tasks start one by one");
         for (String key : List.of("a", "b", "c", "d", "e")) {
             store.upsert("mail", key, null, null, now());
         }
@@ -191,6 +188,53 @@ abstract class DurableTaskStoreContract {
                 .extracting(DurableTaskInfo::key)
                 .containsExactly("d");
         assertThat(store.startAll(List.of(), "me", LEASE)).isEmpty();
+    }
+
+    /**
+     * A group of starts decides each task's fence on the row as it is once the group holds it: a task
+     * claimed again by a transaction that the group's start waits for, committed while it waits, is
+     * refused, never started under the claim that replaced its own.
+     */
+    @Test
+    void shouldDecideAGroupsFencesOnRowsItHolds() throws Exception {
+        for (String key : List.of("a", "b", "c")) {
+            store.upsert("mail", key, null, null, now());
+        }
+        List<ClaimedTask> group = new java.util.ArrayList<>(store.claimDue("me", LOOKAHEAD, LEASE, HANDLERS, 10));
+        group.sort(java.util.Comparator.comparing(ClaimedTask::key));
+        try (Connection other = dataSource.getConnection()) {
+            other.setAutoCommit(false);
+            other.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            try (java.sql.Statement claimAgain = other.createStatement()) {
+                claimAgain.executeUpdate(
+                        "UPDATE timed_jobs_tasks SET claim_version = claim_version + 1 WHERE task_key = 'b'");
+            }
+            java.util.concurrent.CompletableFuture<int[]> started =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> store.startAll(group, "me", LEASE));
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() -> started.isDone() || lockWaits() > 0);
+            other.commit();
+
+            assertThat(started.get(20, java.util.concurrent.TimeUnit.SECONDS)).containsExactly(1, 0, 1);
+        }
+        assertThat(store.query(DurableTaskQuery.all()))
+                .extracting(DurableTaskInfo::key, DurableTaskInfo::state)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("a", DurableTaskState.RUNNING),
+                        org.assertj.core.groups.Tuple.tuple("b", DurableTaskState.CLAIMED),
+                        org.assertj.core.groups.Tuple.tuple("c", DurableTaskState.RUNNING));
+    }
+
+    /** Transactions waiting for a row lock now, as this database lists them. */
+    private int lockWaits() {
+        String waits = switch (kind()) {
+            case POSTGRESQL -> "SELECT COUNT(*) FROM pg_locks WHERE NOT granted";
+            case MARIADB -> "SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS";
+            case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL";
+        };
+        Integer count = new org.springframework.jdbc.core.JdbcTemplate(dataSource).queryForObject(waits, Integer.class);
+        return count == null ? 0 : count;
     }
 
     /** A start succeeds once, and only for the instance holding the claim. */

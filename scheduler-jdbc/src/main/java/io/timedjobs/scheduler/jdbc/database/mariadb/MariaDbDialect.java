@@ -200,22 +200,14 @@ public final class MariaDbDialect extends JdbcDialect {
      * The loser was rolled back whole, so it runs again, outside a caller's transaction.
      */
     /**
-     * The condition as is: MariaDB cannot select from the table an UPDATE changes, and here starts and
-     * completions each lock one row (see {@link #batchCountsRows}), so a renewal cannot deadlock with
-     * a group; with a single row's transaction it may, and {@link #update} runs the loser again.
+     * The condition as is: MariaDB cannot select from the table an UPDATE changes. A renewal may then
+     * deadlock with a group of starts or completions (each locks its rows by id, the renewal in the
+     * order of the claimed-by index): the renewal that loses runs again ({@link #update}); a group
+     * that loses is written again task by task.
      */
     @Override
     public String unlockedRows(String table, String condition) {
         return condition;
-    }
-
-    /**
-     * MariaDB Connector/J may answer a batch with "success, count unknown" for every statement, so a
-     * group of completions could not tell which were accepted: each is written alone.
-     */
-    @Override
-    public boolean batchCountsRows() {
-        return false;
     }
 
     @Override

@@ -9,7 +9,7 @@ import io.timedjobs.scheduler.jdbc.durable.DurableTaskSql;
  * Immutable; any thread. PostgreSQL's statements of the durable tasks table where they differ from
  * the portable ones: a group of fenced starts, or of completions, is one statement that takes the
  * ids and versions as arrays ({@code BIGINT[]}, bound as typed arrays) and returns the rows it let
- * through ({@code RETURNING}), not a batch of one statement per task.
+ * through ({@code RETURNING}), not the portable lock of the rows and change by id (two statements).
  */
 final class PostgresDurableTaskSql extends DurableTaskSql {
 
