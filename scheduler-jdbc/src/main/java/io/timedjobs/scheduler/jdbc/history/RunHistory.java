@@ -23,6 +23,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -93,6 +94,8 @@ public final class RunHistory {
         this.joined = new JdbcTemplate(database.dataSource());
         // the scheduler's bounded data source, the one of database.jdbc(): release and record share a connection
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));
+        // as the groups of completions it wraps lock their rows: at READ COMMITTED, no gap is locked
+        this.transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
     }
 
     /** Returns a history that records nothing, for code that runs without one. */
