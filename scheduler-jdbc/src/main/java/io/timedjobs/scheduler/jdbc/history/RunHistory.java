@@ -332,6 +332,11 @@ public final class RunHistory {
         return reads.fateAt(job, at);
     }
 
+    /** Returns the last nominal fire before {@code before} that a record of job {@code job} covers, or null. */
+    public @Nullable Instant lastFireBefore(String job, Instant before) {
+        return reads.lastFireBefore(job, before);
+    }
+
     /** Prunes when a round is due (see the class comment); called at each poll of the heartbeat. */
     public void pruneIfDue() {
         long now = System.nanoTime();
