@@ -23,9 +23,10 @@ import org.springframework.jdbc.core.RowMapper;
  * records covers one of its fires already; two instances inserting the same first fire at once meet
  * the unique index on (name, fire_at, skip_reason).
  *
- * <p>Costs: the instance that extended a job's skip last extends it again in one statement; the
- * others try the same statement, which changes nothing, and take it that the first one did (one
- * statement each). A skip that starts a record reads the job's latest records, then inserts.
+ * <p>Costs: each instance that notices a fire which follows the record's last one tries the same
+ * compare-and-set, one statement: one changes the record, the others nothing, and take it that
+ * another did (reading the record once every {@value #CHECK_EVERY} fires, in case it was pruned). A
+ * skip that starts a record reads the job's latest records, then inserts.
  */
 final class SkipRecords {
 
@@ -33,11 +34,17 @@ final class SkipRecords {
     private static final int TRIES = 3;
 
     /**
-     * The skip record this instance last saw of a job: its id and reason, the last fire it covered,
-     * and whether this instance wrote that fire (then a compare-and-set that changes nothing means
-     * the record is gone or moved, and is read again).
+     * How many fires in a row an instance takes it that another extended the record over, before it
+     * reads the record again: a record pruned meanwhile (the only other reason a compare-and-set from
+     * the last fire changes nothing) is found within this many fires.
      */
-    private record Open(long id, SkipReason reason, Instant until, boolean writer) {}
+    static final int CHECK_EVERY = 60;
+
+    /**
+     * The skip record this instance last saw of a job: its id and reason, the last fire it covered,
+     * and for how many fires in a row this instance took it that another extended it.
+     */
+    private record Open(long id, SkipReason reason, Instant until, int assumed) {}
 
     private final Map<String, Open> open = new ConcurrentHashMap<>();
     private final JdbcTemplate jdbc;
@@ -67,9 +74,10 @@ final class SkipRecords {
             if (extend(skip, known.id(), known.until())) {
                 return true;
             }
-            if (!known.writer()) {
-                // another instance extended it over this fire, as it did over the ones before
-                open.put(skip.job(), new Open(known.id(), skip.reason(), skip.last(), false));
+            if (known.assumed() < CHECK_EVERY) {
+                // It ended at the fire before this one: another instance extended it over this one
+                // (or it was pruned, which a read finds within CHECK_EVERY fires).
+                open.put(skip.job(), new Open(known.id(), skip.reason(), skip.last(), known.assumed() + 1));
                 return false;
             }
         }
@@ -90,7 +98,7 @@ final class SkipRecords {
                             ? record.fireAt()
                             : coveredFrom;
                     if (record.skipReason() == asked.reason()) {
-                        open.put(asked.job(), new Open(record.id(), asked.reason(), record.fireUntil(), false));
+                        open.put(asked.job(), new Open(record.id(), asked.reason(), record.fireUntil(), 0));
                     }
                 }
             }
@@ -177,7 +185,7 @@ final class SkipRecords {
                                         seenUntil)))
                 == 1;
         if (extended) {
-            open.put(skip.job(), new Open(id, skip.reason(), skip.last(), true));
+            open.put(skip.job(), new Open(id, skip.reason(), skip.last(), 0));
         }
         return extended;
     }
