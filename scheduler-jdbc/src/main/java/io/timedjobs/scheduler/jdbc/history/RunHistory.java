@@ -29,23 +29,23 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Thread-safe; one per database, shared by the clustered jobs, the durable engine and the
- * dashboard. The history of runs: one record per clustered run and per durable execution (see
- * {@link RunRecord}), found by {@link #find(RunHistoryQuery)} and pruned by age and by count.
+ * dashboard. The history of runs: one record per clustered run and per durable execution, and one
+ * per range of a clustered job's skipped fires ({@link #recordSkip}; see {@link RunRecord}), found
+ * by {@link #find}, {@link #page} and {@link #fateAt}, and pruned by age and by count.
  *
  * <p>A record costs no commit of its own: it is written with the statement that records the run's
  * end, in one statement where the dialect allows ({@link #completeFenced}: PostgreSQL's
  * data-modifying {@code WITH}), else in one transaction ({@link #complete}: the run lease's
  * release, or the durable task's completion or failure, then the insert, one commit), or inside a
- * handler's completion transaction ({@link #recordJoined}). A completion the database refuses (the run is no longer this instance's) writes
- * no durable record; a clustered run is recorded even then, since it did run here. A record that
- * cannot be written (a table changed by hand, say) is logged and the run's end written alone: the
- * history never holds a lease or a task back.
+ * handler's completion transaction ({@link #recordJoined}). A completion the database refuses (the
+ * run is no longer this instance's) writes no durable record; a clustered run is recorded even then,
+ * since it ran here. A record that cannot be written (a table changed by hand) is logged and the
+ * run's end written alone: the history never holds a lease or a task back.
  *
  * <p>Pruning deletes batches of at most {@value #PRUNE_BATCH} rows, each its own short statement,
- * at most {@value #PRUNE_BATCHES} batches per round: no statement holds many locks, and a round
- * ends by itself. Instances prune at their own pace; two at once only delete the same rows. An
- * instance prunes only after it wrote a record, so that one with nothing to run sends nothing: the
- * instances that write the records keep the table within its bounds.
+ * at most {@value #PRUNE_BATCHES} a round: no statement holds many locks, and a round ends by itself.
+ * Instances prune at their own pace (two at once delete the same rows), and only after they wrote a
+ * record: one with nothing to run sends nothing, and those that write keep the table within bounds.
  */
 public final class RunHistory {
 
@@ -53,6 +53,12 @@ public final class RunHistory {
 
     /** Longest error summary kept: the exception's class and message, cut. */
     public static final int ERROR_LENGTH = 500;
+
+    /**
+     * Longest stack trace kept, in characters: whole frames up to it, then one line saying how many
+     * frames were left out ({@code "\t... 42 more"}).
+     */
+    public static final int STACK_TRACE_LENGTH = 8_000;
 
     /** Records written by one statement of a group's completions; 10 binds each, far below any limit. */
     static final int ROWS_PER_INSERT = 200;
@@ -74,14 +80,14 @@ public final class RunHistory {
     /** Whether this instance wrote a record since its last pruning round began (or has a backlog). */
     private final AtomicBoolean written = new AtomicBoolean();
 
-    /**
-     * Whether the last record failed to be written: the first failure is warned of, the ones after
-     * it only logged at DEBUG until a record goes through again, so that one cause is one line.
-     */
+    /** Whether the last record failed: the first failure is a WARN, the next DEBUG until one goes through. */
     private final AtomicBoolean recordsFailing = new AtomicBoolean();
 
     /** The run history table's name, for messages. */
     private final String table;
+
+    private final SkipRecords skips;
+    private final HistoryReads reads;
 
     /** The history of runs in the database's run history table. */
     public RunHistory(ClusterDatabase database, RunHistorySettings settings) {
@@ -92,10 +98,12 @@ public final class RunHistory {
         this.jdbc = database.jdbc();
         // the application's data source as is: joins a handler's completion transaction
         this.joined = new JdbcTemplate(database.dataSource());
-        // the scheduler's bounded data source, the one of database.jdbc(): release and record share a connection
+        // the bounded data source of database.jdbc(), so that release and record share a connection; at
+        // READ COMMITTED, so that the rows a group of completions locks take no gap locks (MariaDB)
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));
-        // as the groups of completions it wraps lock their rows: at READ COMMITTED, no gap is locked
         this.transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        this.skips = new SkipRecords(jdbc, dialect, sql, this::record);
+        this.reads = new HistoryReads(jdbc, dialect, sql, this::record);
     }
 
     /** Returns a history that records nothing, for code that runs without one. */
@@ -150,7 +158,7 @@ public final class RunHistory {
                     + "; the run's end is written without it";
             if (recordsFailing.compareAndSet(false, true)) {
                 logger.warn(
-                        failed + ". Check that the table " + table + " is at schema version 5 and that the"
+                        failed + ". Check that the table " + table + " is at schema version 6 and that the"
                                 + " database user may INSERT into it, or turn the history off"
                                 + " (timed-jobs.history.enabled=false); further failures are logged at DEBUG"
                                 + " until a record is written again",
@@ -240,6 +248,36 @@ public final class RunHistory {
         return Objects.requireNonNull(counts, "counts");
     }
 
+    /**
+     * Records nominal fires of a clustered job that did not run, unless another instance recorded
+     * them: consecutive fires skipped for one reason grow one record (see {@link SkipRecords}).
+     * Returns whether this call wrote them. Never throws for the database: a skip that cannot be
+     * written is logged, as a run's record is, and left out.
+     *
+     * @param next the job's step from one nominal fire to the next, or null when it has none
+     */
+    public boolean recordSkip(SkippedFires skip, java.util.function.@Nullable UnaryOperator<@Nullable Instant> next) {
+        if (!settings.enabled()) {
+            return false;
+        }
+        try {
+            boolean wrote = skips.record(skip, next);
+            if (wrote) {
+                written.set(true);
+            }
+            return wrote;
+        } catch (DataAccessException ex) {
+            String failed = "Timed Jobs could not record " + skip.fires() + " skipped fire(s) of job " + skip.job()
+                    + " (" + skip.reason() + ")";
+            if (recordsFailing.compareAndSet(false, true)) {
+                logger.warn(failed + "; further failures are logged at DEBUG until a record is written again", ex);
+            } else if (logger.isDebugEnabled()) {
+                logger.debug(failed, ex);
+            }
+            return false;
+        }
+    }
+
     /** Writes {@code run} within the caller's transaction on the application's data source. */
     public void recordJoined(FinishedRun run) {
         if (settings.enabled()) {
@@ -265,12 +303,38 @@ public final class RunHistory {
                 run.durationMillis(),
                 run.outcome().name(),
                 run.attempt(),
-                cut(run.error()));
+                cut(run.error()),
+                run.fireAt(),
+                run.catchUp(),
+                StackTraces.bounded(run.stackTrace(), STACK_TRACE_LENGTH));
     }
 
     /** Returns the records that meet the query, latest start first. */
     public List<RunRecord> find(RunHistoryQuery query) {
-        return jdbc.query(sql.find(query).sql(), ps -> dialect.bind(ps, RunHistorySql.findBinds(query)), this::record);
+        return jdbc.query(
+                sql.find(query, false).sql(), ps -> dialect.bind(ps, RunHistorySql.findBinds(query)), this::record);
+    }
+
+    /**
+     * Returns one page of the records that meet the query, latest written first, with the cursor of
+     * the next page; see {@link RunHistoryPage} for why paging on never repeats nor misses a record.
+     */
+    public RunHistoryPage page(RunHistoryQuery query) {
+        return reads.page(query);
+    }
+
+    /**
+     * Returns what happened to clustered job {@code job} at {@code at}: the records whose nominal
+     * fires include it, and the nearest ones before and after it. Two reads on the (name, fire_at)
+     * index.
+     */
+    public FireFate fateAt(String job, Instant at) {
+        return reads.fateAt(job, at);
+    }
+
+    /** Returns the last nominal fire before {@code before} that a record of job {@code job} covers, or null. */
+    public @Nullable Instant lastFireBefore(String job, Instant before) {
+        return reads.lastFireBefore(job, before);
     }
 
     /** Prunes when a round is due (see the class comment); called at each poll of the heartbeat. */
@@ -349,26 +413,37 @@ public final class RunHistory {
     }
 
     private static @Nullable String cut(@Nullable String error) {
-        if (error == null || error.length() <= ERROR_LENGTH) {
-            return error;
-        }
-        // never half a surrogate pair
-        int end = Character.isHighSurrogate(error.charAt(ERROR_LENGTH - 1)) ? ERROR_LENGTH - 1 : ERROR_LENGTH;
-        return error.substring(0, end);
+        return StackTraces.bounded(error, ERROR_LENGTH);
+    }
+
+    /**
+     * Returns the stack trace of a run that threw, cut to {@link #STACK_TRACE_LENGTH} characters at a
+     * frame's end, with a line saying how many frames were left out.
+     */
+    public static String stackTrace(Throwable failure) {
+        return StackTraces.of(failure, STACK_TRACE_LENGTH);
     }
 
     private RunRecord record(ResultSet rs, int row) throws SQLException {
+        Instant fireAt = Objects.requireNonNull(dialect.readInstant(rs, "fire_at"));
+        Instant fireUntil = dialect.readInstant(rs, "fire_until");
+        String reason = rs.getString("skip_reason");
         return new RunRecord(
                 rs.getLong("id"),
                 RunKind.valueOf(rs.getString("kind")),
                 rs.getString("name"),
                 rs.getString("task_key"),
-                Objects.requireNonNull(dialect.readInstant(rs, "fire_at")),
+                fireAt,
                 rs.getString("instance_name"),
                 Objects.requireNonNull(dialect.readInstant(rs, "started_at")),
                 Duration.ofMillis(rs.getLong("duration_ms")),
                 RunOutcome.valueOf(rs.getString("outcome")),
                 rs.getInt("attempt"),
-                rs.getString("error"));
+                rs.getString("error"),
+                fireUntil == null ? fireAt : fireUntil, // written by an instance of schema version 5
+                rs.getLong("fires"),
+                reason == null ? null : SkipReason.valueOf(reason),
+                rs.getBoolean("catch_up"),
+                rs.getString("stack_trace"));
     }
 }
