@@ -10,6 +10,7 @@ import io.timedjobs.scheduler.jdbc.durable.DurableTaskQuery;
 import io.timedjobs.scheduler.jdbc.durable.DurableTaskState;
 import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
 import io.timedjobs.scheduler.jdbc.history.RunOutcome;
+import io.timedjobs.scheduler.jdbc.history.SkipReason;
 import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
@@ -68,7 +69,13 @@ class StatementBindsTest {
                                     .instance("a")
                                     .outcome(RunOutcome.values()[0], RunOutcome.values())
                                     .from(Instant.EPOCH)
-                                    .to(Instant.EPOCH.plusSeconds(1))));
+                                    .to(Instant.EPOCH.plusSeconds(1)),
+                            RunHistoryQuery.all()
+                                    .task("mail")
+                                    .skipReason(SkipReason.PAUSED, SkipReason.values())
+                                    .firesFrom(Instant.EPOCH)
+                                    .firesTo(Instant.EPOCH.plusSeconds(1))
+                                    .cursor(7)));
 
     /**
      * Each statement of each class, for each database, binds exactly as many values as it has

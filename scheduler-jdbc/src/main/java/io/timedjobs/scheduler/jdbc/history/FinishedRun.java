@@ -9,6 +9,8 @@ import org.jspecify.annotations.Nullable;
  * duration, so that every instance's records read on one clock.
  *
  * @param error the error summary ({@link RunHistory#errorSummary}), or null
+ * @param catchUp whether the run is of a missed fire, run later by the job's catch-up policy
+ * @param stackTrace the failure's bounded stack trace ({@link RunHistory#stackTrace}), or null
  */
 public record FinishedRun(
         RunKind kind,
@@ -19,7 +21,9 @@ public record FinishedRun(
         long durationMillis,
         RunOutcome outcome,
         int attempt,
-        @Nullable String error) {
+        @Nullable String error,
+        boolean catchUp,
+        @Nullable String stackTrace) {
 
     public FinishedRun {
         Objects.requireNonNull(kind, "kind");
@@ -27,5 +31,22 @@ public record FinishedRun(
         Objects.requireNonNull(fireAt, "fireAt");
         Objects.requireNonNull(instance, "instance");
         Objects.requireNonNull(outcome, "outcome");
+        if (outcome == RunOutcome.SKIPPED) {
+            throw new IllegalArgumentException("A run that ended is no skip; skips are recorded as SkippedFires");
+        }
+    }
+
+    /** A run of its nominal fire, with no stack trace. */
+    public FinishedRun(
+            RunKind kind,
+            String name,
+            @Nullable String taskKey,
+            java.time.Instant fireAt,
+            String instance,
+            long durationMillis,
+            RunOutcome outcome,
+            int attempt,
+            @Nullable String error) {
+        this(kind, name, taskKey, fireAt, instance, durationMillis, outcome, attempt, error, false, null);
     }
 }

@@ -53,6 +53,12 @@ public final class RunHistory {
     /** Longest error summary kept: the exception's class and message, cut. */
     public static final int ERROR_LENGTH = 500;
 
+    /**
+     * Longest stack trace kept, in characters: whole frames up to it, then one line saying how many
+     * frames were left out ({@code "\t... 42 more"}).
+     */
+    public static final int STACK_TRACE_LENGTH = 8_000;
+
     /** Records written by one statement of a group's completions; 10 binds each, far below any limit. */
     static final int ROWS_PER_INSERT = 200;
 
@@ -82,6 +88,9 @@ public final class RunHistory {
     /** The run history table's name, for messages. */
     private final String table;
 
+    private final SkipRecords skips;
+    private final HistoryReads reads;
+
     /** The history of runs in the database's run history table. */
     public RunHistory(ClusterDatabase database, RunHistorySettings settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -93,6 +102,8 @@ public final class RunHistory {
         this.joined = new JdbcTemplate(database.dataSource());
         // the scheduler's bounded data source, the one of database.jdbc(): release and record share a connection
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));
+        this.skips = new SkipRecords(jdbc, dialect, sql, this::record);
+        this.reads = new HistoryReads(jdbc, dialect, sql, this::record);
     }
 
     /** Returns a history that records nothing, for code that runs without one. */
@@ -147,7 +158,7 @@ public final class RunHistory {
                     + "; the run's end is written without it";
             if (recordsFailing.compareAndSet(false, true)) {
                 logger.warn(
-                        failed + ". Check that the table " + table + " is at schema version 5 and that the"
+                        failed + ". Check that the table " + table + " is at schema version 6 and that the"
                                 + " database user may INSERT into it, or turn the history off"
                                 + " (timed-jobs.history.enabled=false); further failures are logged at DEBUG"
                                 + " until a record is written again",
@@ -237,6 +248,36 @@ public final class RunHistory {
         return Objects.requireNonNull(counts, "counts");
     }
 
+    /**
+     * Records nominal fires of a clustered job that did not run, unless another instance recorded
+     * them: consecutive fires skipped for one reason grow one record (see {@link SkipRecords}).
+     * Returns whether this call wrote them. Never throws for the database: a skip that cannot be
+     * written is logged, as a run's record is, and left out.
+     *
+     * @param next the job's step from one nominal fire to the next, or null when it has none
+     */
+    public boolean recordSkip(SkippedFires skip, java.util.function.@Nullable UnaryOperator<@Nullable Instant> next) {
+        if (!settings.enabled()) {
+            return false;
+        }
+        try {
+            boolean wrote = skips.record(skip, next);
+            if (wrote) {
+                written.set(true);
+            }
+            return wrote;
+        } catch (DataAccessException ex) {
+            String failed = "Timed Jobs could not record " + skip.fires() + " skipped fire(s) of job " + skip.job()
+                    + " (" + skip.reason() + ")";
+            if (recordsFailing.compareAndSet(false, true)) {
+                logger.warn(failed + "; further failures are logged at DEBUG until a record is written again", ex);
+            } else if (logger.isDebugEnabled()) {
+                logger.debug(failed, ex);
+            }
+            return false;
+        }
+    }
+
     /** Writes {@code run} within the caller's transaction on the application's data source. */
     public void recordJoined(FinishedRun run) {
         if (settings.enabled()) {
@@ -262,12 +303,33 @@ public final class RunHistory {
                 run.durationMillis(),
                 run.outcome().name(),
                 run.attempt(),
-                cut(run.error()));
+                cut(run.error()),
+                run.fireAt(),
+                run.catchUp(),
+                StackTraces.bounded(run.stackTrace(), STACK_TRACE_LENGTH));
     }
 
     /** Returns the records that meet the query, latest start first. */
     public List<RunRecord> find(RunHistoryQuery query) {
-        return jdbc.query(sql.find(query).sql(), ps -> dialect.bind(ps, RunHistorySql.findBinds(query)), this::record);
+        return jdbc.query(
+                sql.find(query, false).sql(), ps -> dialect.bind(ps, RunHistorySql.findBinds(query)), this::record);
+    }
+
+    /**
+     * Returns one page of the records that meet the query, latest written first, with the cursor of
+     * the next page; see {@link RunHistoryPage} for why paging on never repeats nor misses a record.
+     */
+    public RunHistoryPage page(RunHistoryQuery query) {
+        return reads.page(query);
+    }
+
+    /**
+     * Returns what happened to clustered job {@code job} at {@code at}: the records whose nominal
+     * fires include it, and the nearest ones before and after it. Two reads on the (name, fire_at)
+     * index.
+     */
+    public FireFate fateAt(String job, Instant at) {
+        return reads.fateAt(job, at);
     }
 
     /** Prunes when a round is due (see the class comment); called at each poll of the heartbeat. */
@@ -346,26 +408,37 @@ public final class RunHistory {
     }
 
     private static @Nullable String cut(@Nullable String error) {
-        if (error == null || error.length() <= ERROR_LENGTH) {
-            return error;
-        }
-        // never half a surrogate pair
-        int end = Character.isHighSurrogate(error.charAt(ERROR_LENGTH - 1)) ? ERROR_LENGTH - 1 : ERROR_LENGTH;
-        return error.substring(0, end);
+        return StackTraces.bounded(error, ERROR_LENGTH);
+    }
+
+    /**
+     * Returns the stack trace of a run that threw, cut to {@link #STACK_TRACE_LENGTH} characters at a
+     * frame's end, with a line saying how many frames were left out.
+     */
+    public static String stackTrace(Throwable failure) {
+        return StackTraces.of(failure, STACK_TRACE_LENGTH);
     }
 
     private RunRecord record(ResultSet rs, int row) throws SQLException {
+        Instant fireAt = Objects.requireNonNull(dialect.readInstant(rs, "fire_at"));
+        Instant fireUntil = dialect.readInstant(rs, "fire_until");
+        String reason = rs.getString("skip_reason");
         return new RunRecord(
                 rs.getLong("id"),
                 RunKind.valueOf(rs.getString("kind")),
                 rs.getString("name"),
                 rs.getString("task_key"),
-                Objects.requireNonNull(dialect.readInstant(rs, "fire_at")),
+                fireAt,
                 rs.getString("instance_name"),
                 Objects.requireNonNull(dialect.readInstant(rs, "started_at")),
                 Duration.ofMillis(rs.getLong("duration_ms")),
                 RunOutcome.valueOf(rs.getString("outcome")),
                 rs.getInt("attempt"),
-                rs.getString("error"));
+                rs.getString("error"),
+                fireUntil == null ? fireAt : fireUntil, // written by an instance of schema version 5
+                rs.getLong("fires"),
+                reason == null ? null : SkipReason.valueOf(reason),
+                rs.getBoolean("catch_up"),
+                rs.getString("stack_trace"));
     }
 }

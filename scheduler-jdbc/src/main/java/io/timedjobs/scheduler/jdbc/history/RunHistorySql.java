@@ -4,6 +4,7 @@ import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.Statement;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -15,8 +16,15 @@ import java.util.List;
  */
 final class RunHistorySql {
 
-    static final String COLUMNS =
-            "id, kind, name, task_key, fire_at, instance_name, started_at, duration_ms, outcome, attempt, error";
+    static final String COLUMNS = "id, kind, name, task_key, fire_at, instance_name, started_at, duration_ms,"
+            + " outcome, attempt, error, fire_until, fires, skip_reason, catch_up, stack_trace";
+
+    /** The columns a run's record writes, in the order of {@link #RECORD_BINDS}. */
+    private static final String RUN_COLUMNS = "(kind, name, task_key, fire_at, instance_name, started_at,"
+            + " duration_ms, outcome, attempt, error, fire_until, catch_up, stack_trace)";
+
+    /** How many of a job's latest records a skip reads to find the one it follows or overlaps. */
+    static final int LATEST_READ = 8;
 
     /** The binds of one record, in the order of {@link #insert()}. */
     private static final String[] RECORD_BINDS = {
@@ -29,7 +37,10 @@ final class RunHistorySql {
         "duration millis",
         "outcome",
         "attempt",
-        "error"
+        "error",
+        "fire until",
+        "catch up",
+        "stack trace"
     };
 
     private final String table;
@@ -47,8 +58,8 @@ final class RunHistorySql {
     /** Records a run that ended now: its start is the database's time less its duration. */
     Statement insert() {
         return Statement.of(
-                "INSERT INTO " + table + " (kind, name, task_key, fire_at, instance_name, started_at, duration_ms,"
-                        + " outcome, attempt, error) VALUES (?, ?, ?, ?, ?, " + nowMinusDuration + ", ?, ?, ?, ?)",
+                "INSERT INTO " + table + " " + RUN_COLUMNS + " VALUES (?, ?, ?, ?, ?, " + nowMinusDuration
+                        + ", ?, ?, ?, ?, ?, ?, ?)",
                 RECORD_BINDS);
     }
 
@@ -58,9 +69,8 @@ final class RunHistorySql {
      * #insert()}, record after record.
      */
     Statement insertRows(int rows) {
-        String row = "(?, ?, ?, ?, ?, " + nowMinusDuration + ", ?, ?, ?, ?)";
-        StringBuilder insert = new StringBuilder("INSERT INTO " + table + " (kind, name, task_key, fire_at,"
-                + " instance_name, started_at, duration_ms, outcome, attempt, error) VALUES ");
+        String row = "(?, ?, ?, ?, ?, " + nowMinusDuration + ", ?, ?, ?, ?, ?, ?, ?)";
+        StringBuilder insert = new StringBuilder("INSERT INTO " + table + " " + RUN_COLUMNS + " VALUES ");
         List<String> binds = new ArrayList<>();
         for (int i = 0; i < rows; i++) {
             insert.append(i == 0 ? "" : ", ").append(row);
@@ -75,19 +85,21 @@ final class RunHistorySql {
      * column's type: a parameter in a select list has no type of its own.
      */
     Statement insertSelect(boolean perChangedRow) {
-        String sql = "INSERT INTO " + table + " (kind, name, task_key, fire_at, instance_name, started_at, duration_ms,"
-                + " outcome, attempt, error) SELECT CAST(? AS VARCHAR(8)), CAST(? AS VARCHAR(300)),"
-                + " CAST(? AS VARCHAR(200)), CAST(? AS TIMESTAMP WITH TIME ZONE), CAST(? AS VARCHAR(200)), "
-                + nowMinusDuration + ", CAST(? AS BIGINT), CAST(? AS VARCHAR(16)), CAST(? AS INTEGER),"
-                + " CAST(? AS VARCHAR(500))" + (perChangedRow ? " FROM changed" : "");
+        String sql = "INSERT INTO " + table + " " + RUN_COLUMNS + " SELECT CAST(? AS VARCHAR(8)),"
+                + " CAST(? AS VARCHAR(300)), CAST(? AS VARCHAR(200)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
+                + " CAST(? AS VARCHAR(200)), " + nowMinusDuration + ", CAST(? AS BIGINT), CAST(? AS VARCHAR(16)),"
+                + " CAST(? AS INTEGER), CAST(? AS VARCHAR(500)), CAST(? AS TIMESTAMP WITH TIME ZONE),"
+                + " CAST(? AS BOOLEAN), CAST(? AS VARCHAR(" + RunHistory.STACK_TRACE_LENGTH + "))"
+                + (perChangedRow ? " FROM changed" : "");
         return Statement.of(sql, RECORD_BINDS);
     }
 
     /**
-     * The records that meet a query's conditions, latest start first; bound by {@link #findBinds}: the
-     * values of the conditions the query sets, then its limit.
+     * The records that meet a query's conditions, latest start first, or latest written first when
+     * {@code byId} (the order of a page); bound by {@link #findBinds}: the values of the conditions
+     * the query sets, then its limit.
      */
-    Statement find(RunHistoryQuery query) {
+    Statement find(RunHistoryQuery query, boolean byId) {
         List<String> binds = new ArrayList<>();
         StringBuilder text = new StringBuilder("SELECT " + COLUMNS + " FROM " + table + " WHERE 1 = 1");
         if (query.job() != null) {
@@ -102,12 +114,20 @@ final class RunHistorySql {
             text.append(" AND instance_name = ?");
             binds.add("instance");
         }
-        if (!query.outcomes().isEmpty()) {
-            text.append(" AND outcome IN (")
-                    .append(String.join(
-                            ", ", java.util.Collections.nCopies(query.outcomes().size(), "?")))
-                    .append(")");
-            query.outcomes().forEach(outcome -> binds.add("outcome"));
+        if (!query.outcomes().isEmpty() || !query.skipReasons().isEmpty()) {
+            List<String> either = new ArrayList<>();
+            if (!query.outcomes().isEmpty()) {
+                either.add("outcome IN ("
+                        + String.join(", ", Collections.nCopies(query.outcomes().size(), "?")) + ")");
+                query.outcomes().forEach(outcome -> binds.add("outcome"));
+            }
+            if (!query.skipReasons().isEmpty()) {
+                either.add("skip_reason IN ("
+                        + String.join(
+                                ", ", Collections.nCopies(query.skipReasons().size(), "?")) + ")");
+                query.skipReasons().forEach(reason -> binds.add("skip reason"));
+            }
+            text.append(" AND (").append(String.join(" OR ", either)).append(")");
         }
         if (query.from() != null) {
             text.append(" AND started_at >= ?");
@@ -117,8 +137,21 @@ final class RunHistorySql {
             text.append(" AND started_at < ?");
             binds.add("to");
         }
+        if (query.firesFrom() != null) {
+            text.append(" AND COALESCE(fire_until, fire_at) >= ?");
+            binds.add("fires from");
+        }
+        if (query.firesTo() != null) {
+            text.append(" AND fire_at < ?");
+            binds.add("fires to");
+        }
+        if (query.cursor() != null) {
+            text.append(" AND id < ?");
+            binds.add("cursor");
+        }
         binds.add("limit");
-        text.append(" ORDER BY started_at DESC, id DESC").append(dialect.fetchFirst());
+        text.append(byId ? " ORDER BY id DESC" : " ORDER BY started_at DESC, id DESC")
+                .append(dialect.fetchFirst());
         return new Statement(text.toString(), binds);
     }
 
@@ -135,14 +168,88 @@ final class RunHistorySql {
             binds.add(query.instance());
         }
         query.outcomes().stream().sorted().forEach(outcome -> binds.add(outcome.name()));
+        query.skipReasons().stream().sorted().forEach(reason -> binds.add(reason.name()));
         if (query.from() != null) {
             binds.add(query.from());
         }
         if (query.to() != null) {
             binds.add(query.to());
         }
+        if (query.firesFrom() != null) {
+            binds.add(query.firesFrom());
+        }
+        if (query.firesTo() != null) {
+            binds.add(query.firesTo());
+        }
+        if (query.cursor() != null) {
+            binds.add(query.cursor());
+        }
         binds.add(query.limit());
         return binds;
+    }
+
+    /**
+     * A job's records whose first fire is at or before an instant, latest fire first: the one
+     * covering it, and those before. On the (name, fire_at) index.
+     */
+    Statement atOrBefore() {
+        return Statement.of(
+                "SELECT " + COLUMNS + " FROM " + table + " WHERE name = ? AND kind = 'JOB' AND fire_at <= ?"
+                        + " ORDER BY fire_at DESC, id DESC" + dialect.fetchFirst(),
+                "job",
+                "at",
+                "limit");
+    }
+
+    /** A job's records whose first fire is after an instant, earliest first. */
+    Statement after() {
+        return Statement.of(
+                "SELECT " + COLUMNS + " FROM " + table + " WHERE name = ? AND kind = 'JOB' AND fire_at > ?"
+                        + " ORDER BY fire_at, id" + dialect.fetchFirst(),
+                "job",
+                "at",
+                "limit");
+    }
+
+    /**
+     * Extends a skip to more fires, if it still ends where the writer saw it end: a compare-and-set,
+     * so that one instance only extends it over a fire.
+     */
+    Statement extendSkip() {
+        return Statement.of(
+                "UPDATE " + table + " SET fire_until = ?, fires = fires + ? WHERE id = ? AND skip_reason = ?"
+                        + " AND fire_until = ?",
+                "last",
+                "more fires",
+                "id",
+                "reason",
+                "seen until");
+    }
+
+    /**
+     * Records skipped fires of a job, unless one of the job's latest {@value #LATEST_READ} records
+     * already covers one of them (another instance recorded them, or ran one). Two instances that
+     * insert the same first fire at once meet the unique index on (name, fire_at, skip_reason).
+     */
+    Statement insertSkip() {
+        return Statement.of(
+                "INSERT INTO " + table + " (kind, name, task_key, fire_at, instance_name, started_at, duration_ms,"
+                        + " outcome, attempt, error, fire_until, fires, skip_reason, catch_up) SELECT 'JOB', ?,"
+                        + " NULL, ?, ?, " + dialect.now()
+                        + ", 0, 'SKIPPED', 1, NULL, ?, ?, ?, FALSE FROM (SELECT 1 AS one) one"
+                        + " WHERE NOT EXISTS (SELECT 1 FROM (SELECT fire_at, fire_until FROM " + table
+                        + " WHERE name = ? AND kind = 'JOB' AND fire_at <= ? ORDER BY fire_at DESC"
+                        + dialect.fetchFirst() + ") latest WHERE COALESCE(latest.fire_until, latest.fire_at) >= ?)",
+                "job",
+                "first",
+                "instance",
+                "last",
+                "fires",
+                "reason",
+                "job",
+                "last",
+                "limit",
+                "first");
     }
 
     /**

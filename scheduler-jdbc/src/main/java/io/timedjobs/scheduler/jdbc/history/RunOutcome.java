@@ -1,16 +1,21 @@
 package io.timedjobs.scheduler.jdbc.history;
 
-/** Immutable. How a run in the {@link RunHistory} ended. */
+/** Immutable. How a run in the {@link RunHistory} ended, or that its fire did not run. */
 public enum RunOutcome {
     /** The job's run, or the durable task's attempt, returned normally. */
     SUCCEEDED,
     /** It threw, and nothing retries it: a clustered run, or a durable task's last attempt. */
     FAILED,
     /** A durable task's attempt threw and is retried after its backoff. */
-    RETRIED;
+    RETRIED,
+    /**
+     * No run: the job's nominal fires the record covers were skipped, for its {@link
+     * RunRecord#skipReason()}.
+     */
+    SKIPPED;
 
     /** Whether the run threw (and so has an error summary). */
     public boolean failed() {
-        return this != SUCCEEDED;
+        return this == FAILED || this == RETRIED;
     }
 }

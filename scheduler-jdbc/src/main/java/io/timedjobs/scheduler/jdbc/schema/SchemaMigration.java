@@ -35,7 +35,8 @@ final class SchemaMigration {
             "V2__job_definitions.sql",
             "V3__trace_context.sql",
             "V4__catch_up.sql",
-            "V5__run_history.sql");
+            "V5__run_history.sql",
+            "V6__fates.sql");
 
     /** The schema version this code runs on. */
     static final int CURRENT = SCRIPTS.size();
