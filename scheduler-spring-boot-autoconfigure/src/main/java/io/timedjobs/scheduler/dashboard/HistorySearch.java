@@ -16,9 +16,10 @@ import org.jspecify.annotations.Nullable;
  * @param job only this repeating job's fates, or any
  * @param task only this durable task handler's executions, or any
  * @param instance only fates recorded by this instance, or any
- * @param outcomes only fates that ended one of these ways ({@link #OUTCOMES}); empty for any
- * @param skipReasons only fires skipped for one of these reasons ({@link #SKIP_REASONS}); empty for
- *     any
+ * @param outcomes only fates that ended one of these ways ({@link #OUTCOMES}), or skipped for one
+ *     of {@code skipReasons}; both empty for any
+ * @param skipReasons only fires skipped for one of these reasons ({@link #SKIP_REASONS}), or that
+ *     ended one of the ways of {@code outcomes}
  * @param from only fires due at or after this instant, or any
  * @param to only fires due before this instant, or any
  * @param at instead of a page: the fate of {@code job}'s fire at this instant, or the nearest ones
@@ -162,12 +163,16 @@ public record HistorySearch(
         }
     }
 
-    /** Whether a fate with this outcome and skip reason passes the outcome and reason filters. */
+    /**
+     * Whether a fate with this outcome and skip reason passes the outcome and reason filters, one
+     * condition as the run history takes it: its outcome is one of {@link #outcomes()} or its reason
+     * one of {@link #skipReasons()}; any fate when both are empty.
+     */
     boolean admits(String outcome, @Nullable String skipReason) {
-        if (!outcomes.isEmpty() && !outcomes.contains(outcome)) {
-            return false;
+        if (outcomes.isEmpty() && skipReasons.isEmpty()) {
+            return true;
         }
-        return skipReasons.isEmpty() || (skipReason != null && skipReasons.contains(skipReason));
+        return outcomes.contains(outcome) || (skipReason != null && skipReasons.contains(skipReason));
     }
 
     @Override

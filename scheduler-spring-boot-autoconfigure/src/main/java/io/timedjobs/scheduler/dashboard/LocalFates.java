@@ -131,6 +131,8 @@ final class LocalFates {
                 fate.error(),
                 reason == null ? null : reason.name(),
                 false,
-                fate.stackTrace());
+                fate.stackTrace(),
+                fate.fireAt().toString(),
+                1);
     }
 }

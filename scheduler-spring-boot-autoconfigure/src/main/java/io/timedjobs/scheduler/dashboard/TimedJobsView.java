@@ -156,6 +156,9 @@ public record TimedJobsView(
      * @param catchUp whether it ran late as a catch-up run, after every instance had been down
      * @param stackTrace the exception's stack trace, cut to a bound the guide states; null unless it
      *     threw or when the history keeps none
+     * @param fireUntil the last nominal fire it covers: {@code fireAt} for a run, the last of a range
+     *     of consecutive skipped fires (a pause, an outage)
+     * @param fires how many nominal fires it covers: 1 for a run
      */
     public record RunView(
             String kind,
@@ -170,7 +173,9 @@ public record TimedJobsView(
             @Nullable String error,
             @Nullable String skipReason,
             boolean catchUp,
-            @Nullable String stackTrace) {
+            @Nullable String stackTrace,
+            String fireUntil,
+            long fires) {
 
         /** A run, as the history recorded runs before it recorded skips. */
         public RunView(
@@ -197,7 +202,9 @@ public record TimedJobsView(
                     error,
                     null,
                     false,
-                    null);
+                    null,
+                    fireAt,
+                    1);
         }
     }
 
