@@ -49,7 +49,10 @@ public record JobFate(
     public enum SkipReason {
         /** The job was paused (through the endpoint, or {@link TrackedJob#pause()}). */
         PAUSED,
-        /** The scheduler was stopping: the fire came due while it shut down and did not run. */
+        /**
+         * The scheduler was stopping: the fire came due while its lifecycle was stopped, and the
+         * shutdown interrupted its wait ({@code shutdownNow}, or the task's {@code cancel(true)}).
+         */
         STOPPING
     }
 }

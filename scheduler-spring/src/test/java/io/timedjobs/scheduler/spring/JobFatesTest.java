@@ -99,6 +99,29 @@ class JobFatesTest {
         assertThat(calls).hasValue(0);
     }
 
+    /**
+     * A fire that came due while the scheduler was stopped, and whose wait the shutdown interrupted,
+     * is kept as skipped, with the reason STOPPING.
+     */
+    @Test
+    void shouldKeepFiresSkippedWhileStopping() {
+        AtomicInteger calls = new AtomicInteger();
+        scheduler.scheduleAtFixedRate(calls::incrementAndGet, ORIGIN.plusSeconds(10), Duration.ofSeconds(10));
+        TrackedJob job = onlyJob();
+        scheduler.stop();
+        ticker.advance(10, TimeUnit.SECONDS);
+        await().atMost(TestDelays.LONG)
+                .until(() -> scheduler.getScheduledExecutor().getActiveCount() == 1);
+
+        scheduler.getScheduledExecutor().shutdownNow();
+        awaitFates(job, 1);
+
+        JobFate skipped = job.fates().get(0);
+        assertThat(skipped.outcome()).isEqualTo(Outcome.SKIPPED);
+        assertThat(skipped.skipReason()).isEqualTo(SkipReason.STOPPING);
+        assertThat(calls).hasValue(0);
+    }
+
     /** The fates kept per job are bounded: the oldest give way, the latest come first. */
     @Test
     void shouldKeepOnlyTheLatestFates() {
