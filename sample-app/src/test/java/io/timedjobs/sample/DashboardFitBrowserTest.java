@@ -52,13 +52,19 @@ class DashboardFitBrowserTest {
     private static final String READY = "document.querySelectorAll('#timeline .mark.run').length > 0"
             + " && document.querySelectorAll('#timeline .mark.skip').length > 0";
 
-    /** Widths, marks, and job rows whose recent lateness has no point drawn, separated by spaces. */
+    /**
+     * Widths, marks, job rows whose recent lateness has no point drawn, and whether a skip opens with
+     * its reason once clicked (1), separated by spaces.
+     */
     private static final String PROBE = "[document.documentElement.scrollWidth, document.documentElement.clientWidth,"
             + " document.querySelectorAll('#timeline .mark.run').length,"
             + " document.querySelectorAll('#timeline .mark.skip.PAUSED').length,"
             + " document.querySelectorAll('#jobs tr[data-job]').length,"
             + " Array.from(document.querySelectorAll('#jobs tr[data-job]'))"
-            + ".filter(row => !row.cells[5].querySelector('circle')).length].join(' ')";
+            + ".filter(row => !row.cells[5].querySelector('circle')).length,"
+            + " (document.querySelector('#timeline .mark.skip').click(),"
+            + " !document.getElementById('run-panel').hidden"
+            + " && document.getElementById('run-facts').textContent.includes('skipped: paused') ? 1 : 0)].join(' ')";
 
     @Autowired
     private Environment environment;
@@ -70,7 +76,10 @@ class DashboardFitBrowserTest {
         return "http://localhost:" + environment.getRequiredProperty("local.server.port") + path;
     }
 
-    /** At 1,366 px nothing scrolls sideways, each job's lateness shows, and the timeline has runs and skips. */
+    /**
+     * At 1,366 px nothing scrolls sideways, each job's lateness shows, the timeline has runs and
+     * skips, and a skip opens with its reason.
+     */
     @Test
     void shouldFitA1366PixelScreenWithRunsAndSkipsOnTheTimeline() throws Exception {
         Chromium chromium = Chromium.find().orElse(null);
@@ -99,7 +108,7 @@ class DashboardFitBrowserTest {
         String probe = chromium.probe(url("/timed-jobs"), WIDTH, HEIGHT, READY, PROBE, LONG);
         long[] figures =
                 Arrays.stream(probe.split(" ")).mapToLong(Long::parseLong).toArray();
-        assertThat(figures).as("probe %s", probe).hasSize(6);
+        assertThat(figures).as("probe %s", probe).hasSize(7);
         assertThat(figures[1]).as("viewport width").isEqualTo(WIDTH);
         assertThat(figures[0])
                 .as("scroll width beside viewport width %s", figures[1])
@@ -108,6 +117,7 @@ class DashboardFitBrowserTest {
         assertThat(figures[3]).as("fires skipped while paused on the timeline").isPositive();
         assertThat(figures[4]).as("job rows").isEqualTo(4);
         assertThat(figures[5]).as("job rows whose recent lateness is empty").isZero();
+        assertThat(figures[6]).as("a skip clicked opens with its reason").isEqualTo(1);
 
         Path png = Path.of("target", "timed-jobs-1366.png");
         Files.deleteIfExists(png);
