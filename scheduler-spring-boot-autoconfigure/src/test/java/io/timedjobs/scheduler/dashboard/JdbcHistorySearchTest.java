@@ -123,6 +123,19 @@ class JdbcHistorySearchTest {
                         org.assertj.core.groups.Tuple.tuple(fire(9).toString(), "SUCCEEDED"));
     }
 
+    /** A catch-up run is marked as one. */
+    @Test
+    void shouldMarkACatchUpRun() {
+        history.complete(
+                () -> true,
+                new FinishedRun(
+                        RunKind.JOB, "report", null, fire(0), "a", 5, RunOutcome.SUCCEEDED, 1, null, true, null),
+                true);
+        assertThat(search(null, null, null, null).runs())
+                .singleElement()
+                .satisfies(run -> assertThat(run.catchUp()).isTrue());
+    }
+
     /** A cursor this search did not give is refused with a message that says so. */
     @Test
     void shouldRefuseAForeignCursor() {
