@@ -141,6 +141,7 @@ final class CatchUpRun {
         if (skips) {
             store.skipMissedFires(
                     job.name(), job.key(), stored, found.run().get(0).minus(1, ChronoUnit.MICROS));
+            job.fates.dropped(fires.apply(read), found.run().get(0));
             watermark = later(store.watermark(job.name()), recorded);
             if (watermark == null) {
                 return;
@@ -197,16 +198,28 @@ final class CatchUpRun {
             return;
         }
         stats.won(job.name());
+        long began = System.nanoTime();
+        Throwable failure = null;
         try {
             job.runTask(fire, true);
+        } catch (RuntimeException | Error ex) {
+            failure = ex;
+            throw ex;
         } finally {
-            release(store);
+            Throwable outcome = failure;
+            long tookNanos = System.nanoTime() - began;
+            release(() -> store.releaseLease(job.name(), fire, tookNanos, outcome, true));
         }
     }
 
     private void release(JobStore store) {
+        release(() -> store.releaseLease(job.name()));
+    }
+
+    /** Releases the run lease (recording the run, for one that ran); logs a lease lost meanwhile. */
+    private void release(java.util.function.BooleanSupplier release) {
         try {
-            if (!store.releaseLease(job.name())) {
+            if (!release.getAsBoolean()) {
                 job.leaseLostDuringRun();
             }
         } catch (DataAccessException ex) {

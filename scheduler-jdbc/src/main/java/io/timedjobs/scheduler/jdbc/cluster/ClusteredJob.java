@@ -120,6 +120,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
      */
     private volatile boolean first = true;
 
+    /** The fates of the fires that did not run, as this instance notices them. */
+    final Fates fates = new Fates(this);
+
     /** This instance's definition of the job, and its key; set by the subclass's constructor. */
     private @Nullable JobDefinition definition;
 
@@ -178,6 +181,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
                 if (registered) {
                     JobStore.JobRow row = context.store().read(name);
                     registered = row != null && rollout.settle(row);
+                    fates.standingBy();
                 } else {
                     registered = rollout.settle(context.store()
                             .definitions()
@@ -248,6 +252,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
         if (context.outages().inOutage()) {
             // Known to be away: no more workers wait on it, so local jobs keep theirs.
             context.stats().skipped(name, SkipReason.DATABASE_DOWN);
+            fates.down(fire);
             return;
         }
         if (endPending) {
@@ -255,7 +260,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             retryFire = fire;
             return;
         }
-        unlessLeaving(() -> runFire(fire));
+        if (!unlessLeaving(() -> runFire(fire))) {
+            fates.stopping(fire);
+        }
     }
 
     /**
@@ -317,6 +324,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
             if (context.calls().skipOnSuspicion(name, context.store().instanceName())) {
                 // every worker but one waits on a database likely away: no more wait on it
                 context.stats().skipped(name, SkipReason.DATABASE_DOWN);
+                fates.down(fire);
             } else {
                 retryFire = fire; // every worker but one waits on the database: try again in a moment
             }

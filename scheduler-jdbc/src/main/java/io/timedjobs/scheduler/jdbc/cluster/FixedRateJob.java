@@ -74,6 +74,7 @@ final class FixedRateJob extends RecordedFireJob {
                 Instant first = firstGridPointNotBefore(grid, period, now);
                 long passed = Duration.between(next, first).toNanos() / period.toNanos();
                 context.stats().skipped(name, ClusterJobStats.SkipReason.DATABASE_DOWN, passed);
+                fates.down(next, first.minus(period), passed);
                 return first;
             }
             Instant reached = lastGridPointNotAfter(grid, period, now);

@@ -6,8 +6,6 @@ import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import io.timedjobs.scheduler.jdbc.database.Statement;
 import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
-import io.timedjobs.scheduler.jdbc.history.RunKind;
-import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -350,12 +348,17 @@ public final class JobStore {
      * @param failure what the run threw, or null
      */
     boolean releaseLease(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {
+        return releaseLease(job, fire, durationNanos, failure, false);
+    }
+
+    /** As above; {@code catchUp} for a run of a missed fire, run later by the job's catch-up policy. */
+    boolean releaseLease(String job, Instant fire, long durationNanos, @Nullable Throwable failure, boolean catchUp) {
         try {
             return history.completeFenced(
                     sql.releaseLease().sql(),
                     Arrays.asList(job, instance.name()),
                     () -> releaseLease(job),
-                    run(job, fire, durationNanos, failure),
+                    FinishedRun.ofJob(job, fire, instance.name(), durationNanos, failure, catchUp),
                     true);
         } finally {
             released(job);
@@ -364,16 +367,17 @@ public final class JobStore {
 
     /** The run to record in the history: this instance ran {@code fire} of {@code job}. */
     FinishedRun run(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {
-        return new FinishedRun(
-                RunKind.JOB,
-                job,
-                null,
-                fire,
-                instance.name(),
-                Duration.ofNanos(durationNanos).toMillis(),
-                failure == null ? RunOutcome.SUCCEEDED : RunOutcome.FAILED,
-                1,
-                failure == null ? null : RunHistory.errorSummary(failure));
+        return FinishedRun.ofJob(job, fire, instance.name(), durationNanos, failure, false);
+    }
+
+    /** Returns the history the runs' ends and the skipped fires are written to. */
+    RunHistory history() {
+        return history;
+    }
+
+    /** Returns this instance, as its row in the instances table stands for it. */
+    ClusterInstance instance() {
+        return instance;
     }
 
     /** Whether fires may begin on this instance, and the wait for those going at a stop. */

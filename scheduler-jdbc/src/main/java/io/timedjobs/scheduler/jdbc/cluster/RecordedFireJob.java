@@ -36,6 +36,9 @@ abstract class RecordedFireJob extends ClusteredJob {
         }
         try {
             liftFenceIfDue();
+            if (!catchesUp()) {
+                fates.missedBefore(fire); // once per start
+            }
             // a job with a catch-up policy moves its watermark with the record; the others learn
             // why a fire was lost from the insert that lost, and take the lease with the insert
             // that won, where the dialect folds them into one statement
@@ -59,12 +62,20 @@ abstract class RecordedFireJob extends ClusteredJob {
             }
             stats.claimed(System.nanoTime() - start);
             context.outages().succeeded();
+            fates.back();
             if (!attempt.recorded() || lease == null) {
-                stats.skipped(name, attempt.known() ? whyNotRecorded(fire, attempt) : whyNotRecorded(fire));
+                SkipReason why = attempt.known() ? whyNotRecorded(fire, attempt) : whyNotRecorded(fire);
+                stats.skipped(name, why);
+                if (why == SkipReason.PAUSED) {
+                    fates.skipped(fire, io.timedjobs.scheduler.jdbc.history.SkipReason.PAUSED);
+                } else if (why == SkipReason.SUPERSEDED) {
+                    fates.superseded(fire);
+                }
                 return;
             }
             if (lease == JobStore.Lease.BUSY) {
                 stats.skipped(name, SkipReason.RUNNING);
+                fates.skipped(fire, io.timedjobs.scheduler.jdbc.history.SkipReason.STILL_RUNNING);
                 return;
             }
             if (lease == JobStore.Lease.TAKEN_OVER) {
@@ -73,6 +84,7 @@ abstract class RecordedFireJob extends ClusteredJob {
         } catch (DataAccessException ex) {
             context.outages().failed("claim of job " + name, ex);
             stats.skipped(name, SkipReason.DATABASE_DOWN);
+            fates.down(fire);
             return;
         } finally {
             context.calls().end(call);

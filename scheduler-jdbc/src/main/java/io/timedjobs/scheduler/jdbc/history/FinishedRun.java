@@ -49,4 +49,29 @@ public record FinishedRun(
             @Nullable String error) {
         this(kind, name, taskKey, fireAt, instance, durationMillis, outcome, attempt, error, false, null);
     }
+
+    /**
+     * A clustered job's run of {@code fire} on {@code instance}, ended now after {@code durationNanos};
+     * {@code failure} what it threw, or null.
+     */
+    public static FinishedRun ofJob(
+            String job,
+            java.time.Instant fire,
+            String instance,
+            long durationNanos,
+            @Nullable Throwable failure,
+            boolean catchUp) {
+        return new FinishedRun(
+                RunKind.JOB,
+                job,
+                null,
+                fire,
+                instance,
+                java.time.Duration.ofNanos(durationNanos).toMillis(),
+                failure == null ? RunOutcome.SUCCEEDED : RunOutcome.FAILED,
+                1,
+                failure == null ? null : RunHistory.errorSummary(failure),
+                catchUp,
+                failure == null ? null : RunHistory.stackTrace(failure));
+    }
 }

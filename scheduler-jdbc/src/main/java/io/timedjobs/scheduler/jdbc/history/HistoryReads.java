@@ -54,4 +54,18 @@ final class HistoryReads {
         List<RunRecord> after = jdbc.query(sql.after().sql(), ps -> dialect.bind(ps, List.of(job, at, 1)), records);
         return new FireFate(job, at, covering, before, after.isEmpty() ? null : after.get(0));
     }
+
+    /** See {@link RunHistory#lastFireBefore}. */
+    @Nullable
+    Instant lastFireBefore(String job, Instant before) {
+        List<RunRecord> upTo = jdbc.query(
+                sql.atOrBefore().sql(),
+                ps -> dialect.bind(ps, List.of(job, before, RunHistorySql.LATEST_READ)),
+                records);
+        return upTo.stream()
+                .map(RunRecord::fireUntil)
+                .filter(until -> until.isBefore(before))
+                .max(Instant::compareTo)
+                .orElse(null);
+    }
 }

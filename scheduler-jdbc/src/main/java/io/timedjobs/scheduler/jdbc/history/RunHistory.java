@@ -28,8 +28,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Thread-safe; one per database, shared by the clustered jobs, the durable engine and the
- * dashboard. The history of runs: one record per clustered run and per durable execution (see
- * {@link RunRecord}), found by {@link #find(RunHistoryQuery)} and pruned by age and by count.
+ * dashboard. The history of runs: one record per clustered run and per durable execution, and one
+ * per range of a clustered job's skipped fires ({@link #recordSkip}; see {@link RunRecord}), found
+ * by {@link #find}, {@link #page} and {@link #fateAt}, and pruned by age and by count.
  *
  * <p>A record costs no commit of its own: it is written with the statement that records the run's
  * end, in one statement where the dialect allows ({@link #completeFenced}: PostgreSQL's
@@ -330,6 +331,11 @@ public final class RunHistory {
      */
     public FireFate fateAt(String job, Instant at) {
         return reads.fateAt(job, at);
+    }
+
+    /** Returns the last nominal fire before {@code before} that a record of job {@code job} covers, or null. */
+    public @Nullable Instant lastFireBefore(String job, Instant before) {
+        return reads.lastFireBefore(job, before);
     }
 
     /** Prunes when a round is due (see the class comment); called at each poll of the heartbeat. */

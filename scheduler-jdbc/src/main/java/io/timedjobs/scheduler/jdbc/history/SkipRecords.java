@@ -73,30 +73,46 @@ final class SkipRecords {
                 return false;
             }
         }
+        SkippedFires left = skip;
         for (int tries = 0; tries < TRIES; tries++) {
+            SkippedFires asked = left;
             List<RunRecord> latest = jdbc.query(
                     sql.atOrBefore().sql(),
-                    ps -> dialect.bind(ps, List.of(skip.job(), skip.last(), RunHistorySql.LATEST_READ)),
+                    ps -> dialect.bind(ps, List.of(asked.job(), asked.last(), RunHistorySql.LATEST_READ)),
                     records);
+            Instant coveredFrom = null;
+            Instant covered = null;
             for (RunRecord record : latest) {
-                if (!record.fireUntil().isBefore(skip.first())) {
-                    // covered already: another instance recorded these fires, or one of them ran
-                    if (record.skipReason() == skip.reason()) {
-                        open.put(skip.job(), new Open(record.id(), skip.reason(), record.fireUntil(), false));
+                if (!record.fireUntil().isBefore(asked.first())) {
+                    // another instance recorded some of these fires, or one of them ran
+                    covered = covered == null || record.fireUntil().isAfter(covered) ? record.fireUntil() : covered;
+                    coveredFrom = coveredFrom == null || record.fireAt().isBefore(coveredFrom)
+                            ? record.fireAt()
+                            : coveredFrom;
+                    if (record.skipReason() == asked.reason()) {
+                        open.put(asked.job(), new Open(record.id(), asked.reason(), record.fireUntil(), false));
                     }
-                    return false;
                 }
             }
+            if (covered != null && coveredFrom != null) {
+                // the fires before those covered, else the ones after them, are left to write
+                SkippedFires before = coveredFrom.isAfter(asked.first()) ? upTo(asked, coveredFrom, next) : null;
+                left = before != null ? before : covered.isBefore(asked.last()) ? after(asked, covered, next) : null;
+                if (left == null) {
+                    return false;
+                }
+                continue;
+            }
             RunRecord last = latest.isEmpty() ? null : latest.get(0);
-            if (last != null && last.skipReason() == skip.reason() && follows(last.fireUntil(), skip, next)) {
-                if (extend(skip, last.id(), last.fireUntil())) {
+            if (last != null && last.skipReason() == asked.reason() && follows(last.fireUntil(), asked, next)) {
+                if (extend(asked, last.id(), last.fireUntil())) {
                     return true;
                 }
                 continue; // it changed meanwhile
             }
             try {
-                if (jdbc.update(sql.insertSkip().sql(), ps -> dialect.bind(ps, insertBinds(skip))) == 1) {
-                    open.remove(skip.job()); // its id is read with the next skip
+                if (jdbc.update(sql.insertSkip().sql(), ps -> dialect.bind(ps, insertBinds(asked))) == 1) {
+                    open.remove(asked.job()); // its id is read with the next skip
                     return true;
                 }
             } catch (DuplicateKeyException ex) {
@@ -106,9 +122,46 @@ final class SkipRecords {
         return false;
     }
 
-    /** Forgets what this instance saw of the job's skips: a fire of it ran, or was recorded. */
-    void ran(String job) {
-        open.remove(job);
+    /**
+     * Returns the fires of {@code skip} before {@code end}, or null when they cannot be counted (the
+     * job has no step).
+     */
+    private static @Nullable SkippedFires upTo(
+            SkippedFires skip, Instant end, @Nullable UnaryOperator<@Nullable Instant> next) {
+        if (next == null) {
+            return null;
+        }
+        Instant last = skip.first();
+        long fires = 1;
+        for (Instant at = next.apply(last);
+                at != null && at.isBefore(end) && fires < skip.fires();
+                at = next.apply(at)) {
+            last = at;
+            fires++;
+        }
+        return new SkippedFires(skip.job(), skip.first(), last, fires, skip.reason(), skip.instance());
+    }
+
+    /**
+     * Returns the fires of {@code skip} after {@code covered}, or null when there are none or they
+     * cannot be counted (the job has no step).
+     */
+    private static @Nullable SkippedFires after(
+            SkippedFires skip, Instant covered, @Nullable UnaryOperator<@Nullable Instant> next) {
+        if (next == null) {
+            return null;
+        }
+        Instant first = next.apply(covered);
+        if (first == null || first.isAfter(skip.last())) {
+            return null;
+        }
+        long fires = 1;
+        for (Instant at = next.apply(first);
+                at != null && !at.isAfter(skip.last()) && fires < skip.fires();
+                at = next.apply(at)) {
+            fires++;
+        }
+        return new SkippedFires(skip.job(), first, skip.last(), fires, skip.reason(), skip.instance());
     }
 
     private boolean extend(SkippedFires skip, long id, Instant seenUntil) {

@@ -22,7 +22,7 @@ public record SkippedFires(String job, Instant first, Instant last, long fires, 
         Objects.requireNonNull(last, "last");
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(instance, "instance");
-        if (fires < 1 || last.isBefore(first) || (fires == 1 && !last.equals(first))) {
+        if (fires < 1 || last.isBefore(first)) {
             throw new IllegalArgumentException(
                     "Skipped fires from " + first + " to " + last + " cannot be " + fires + " fires");
         }

@@ -72,7 +72,9 @@ class ClusteredRunHistoryTest {
         instances.clear();
 
         for (String job : List.of("cron", "delay", "failing")) {
-            List<RunRecord> records = history.find(RunHistoryQuery.all().job(JOBS + job));
+            // runs only: the last instance to leave may skip a fire as it stops
+            List<RunRecord> records = history.find(
+                    RunHistoryQuery.all().job(JOBS + job).outcome(RunOutcome.SUCCEEDED, RunOutcome.FAILED));
             Map<Instant, String> ranBy =
                     log.runs(job).stream().collect(Collectors.toMap(RunLog.Run::fire, RunLog.Run::instance));
             assertThat(records).as("one record per run of %s", job).hasSize(ranBy.size());
@@ -82,11 +84,13 @@ class ClusteredRunHistoryTest {
                 assertThat(run.attempt()).isEqualTo(1);
             });
         }
-        assertThat(history.find(RunHistoryQuery.all().job(JOBS + "cron"))).allSatisfy(run -> {
-            assertThat(run.outcome()).isEqualTo(RunOutcome.SUCCEEDED);
-            assertThat(run.error()).isNull();
-            assertThat(run.duration()).isLessThan(WAIT);
-        });
+        assertThat(history.find(
+                        RunHistoryQuery.all().job(JOBS + "cron").outcome(RunOutcome.SUCCEEDED, RunOutcome.FAILED)))
+                .allSatisfy(run -> {
+                    assertThat(run.outcome()).isEqualTo(RunOutcome.SUCCEEDED);
+                    assertThat(run.error()).isNull();
+                    assertThat(run.duration()).isLessThan(WAIT);
+                });
         assertThat(history.find(RunHistoryQuery.all().failures())).isNotEmpty().allSatisfy(run -> {
             assertThat(run.name()).isEqualTo(JOBS + "failing");
             assertThat(run.outcome()).isEqualTo(RunOutcome.FAILED);

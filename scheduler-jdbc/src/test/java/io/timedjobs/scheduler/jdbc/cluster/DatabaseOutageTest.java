@@ -7,6 +7,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
+import io.timedjobs.scheduler.jdbc.history.RunHistorySettings;
+import io.timedjobs.scheduler.jdbc.history.RunOutcome;
+import io.timedjobs.scheduler.jdbc.history.RunRecord;
+import io.timedjobs.scheduler.jdbc.history.SkipReason;
 import io.timedjobs.scheduler.jdbc.schema.SchemaInitializer;
 import io.timedjobs.scheduler.testsupport.DatabaseLink;
 import io.timedjobs.scheduler.testsupport.MariaDbServer;
@@ -70,7 +76,8 @@ class DatabaseOutageTest {
 
     /**
      * While the database is down, clustered fires are skipped and counted, the local job keeps
-     * running, and the outage is logged once; when it is back, every fire again runs once.
+     * running, and the outage is logged once; when it is back, every fire again runs once, and each
+     * fire of the outage has one fate across three instances, DATABASE_DOWN.
      */
     @ParameterizedTest
     @EnumSource(
@@ -96,19 +103,20 @@ class DatabaseOutageTest {
         RunLog log = new RunLog();
         TestInstance.Settings settings = TestInstance.Settings.shrunk();
         List<ClusteredJobs> jobs = new ArrayList<>();
-        for (String name : List.of("a", "b")) {
-            ConfigurableApplicationContext context =
-                    TestInstance.start(dataSource, name, Duration.ZERO, settings, log, OutageJobs.class);
+        for (String name : List.of("a", "b", "c")) {
+            ConfigurableApplicationContext context = TestInstance.start(
+                    dataSource, name, Duration.ZERO, settings, RunHistorySettings.defaults(), log, OutageJobs.class);
             instances.add(context);
             jobs.add(context.getBean(ClusteredJobs.class));
         }
         await().atMost(WAIT).until(() -> log.fires("cron").size() >= 2);
+        Instant firstFire = log.fires("cron").get(0);
 
         stopDatabase();
         long localA = LOCAL_RUNS.get("a").get();
         long localB = LOCAL_RUNS.get("b").get();
         // About five seconds: five fires each instance could not record.
-        await().atMost(WAIT).until(() -> skippedDown(jobs) >= 10);
+        await().atMost(WAIT).until(() -> skippedDown(jobs) >= 15);
         assertThat(LOCAL_RUNS.get("a").get())
                 .as("local job on a during the outage")
                 .isGreaterThan(localA + 5);
@@ -135,6 +143,23 @@ class DatabaseOutageTest {
         assertThat(jobs).allSatisfy(j -> assertThat(j.outages().outageCount()).isEqualTo(1));
         await().atMost(WAIT)
                 .until(() -> jobs.stream().noneMatch(j -> j.outages().inOutage()));
+
+        // Every fire has one fate: the outage's fires are one DATABASE_DOWN record, or a few.
+        String job = instances.get(0).getBean(ClusteredJobs.class).jobNames().stream()
+                .filter(name -> name.endsWith(".cron"))
+                .findFirst()
+                .orElseThrow();
+        RunHistory history =
+                new RunHistory(ClusterDatabase.of(dataSource, TableNames.defaults()), RunHistorySettings.defaults());
+        Instant lastFire = log.fires("cron").get(log.fires("cron").size() - 1);
+        FatesTest.assertOneFatePerFire(history, job, firstFire, lastFire);
+        assertThat(history.find(RunHistoryQuery.all().job(job).skipReason(SkipReason.DATABASE_DOWN)))
+                .isNotEmpty()
+                .allSatisfy(down -> assertThat(down.outcome()).isEqualTo(RunOutcome.SKIPPED))
+                .extracting(RunRecord::fires)
+                .satisfies(fires -> assertThat(
+                                fires.stream().mapToLong(Long::longValue).sum())
+                        .isGreaterThanOrEqualTo(4));
     }
 
     private void stopDatabase() throws IOException {

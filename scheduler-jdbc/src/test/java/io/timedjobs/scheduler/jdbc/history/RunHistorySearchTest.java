@@ -180,8 +180,9 @@ class RunHistorySearchTest {
     }
 
     /**
-     * A range of fires recorded twice (two instances back from an outage) is one record, and one
-     * that overlaps a recorded one is left out.
+     * A range of fires recorded twice (two instances back from an outage) is one record; of one that
+     * overlaps a recorded one only the fires after it are written, and of one that overlaps a run,
+     * the fires before it.
      */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)
@@ -193,11 +194,30 @@ class RunHistorySearchTest {
                 .isTrue();
         assertThat(b.recordSkip(new SkippedFires("sync", fire(0), fire(9), 10, SkipReason.MISSED, "b"), EVERY_SECOND))
                 .isFalse();
-        assertThat(b.recordSkip(new SkippedFires("sync", fire(5), fire(12), 8, SkipReason.MISSED, "b"), EVERY_SECOND))
+        assertThat(b.recordSkip(new SkippedFires("sync", fire(2), fire(7), 6, SkipReason.MISSED, "b"), EVERY_SECOND))
                 .isFalse();
-        assertThat(a.find(RunHistoryQuery.all().job("sync")))
+        assertThat(b.recordSkip(new SkippedFires("sync", fire(5), fire(12), 8, SkipReason.MISSED, "b"), EVERY_SECOND))
+                .isTrue();
+        assertThat(a.find(RunHistoryQuery.all().job("sync")).stream()
+                        .map(record -> record.fireAt() + ".." + record.fireUntil() + " " + record.fires())
+                        .toList())
+                .as("the fires after the range, which follow it for the same reason, grow it")
+                .containsExactly(fire(0) + ".." + fire(12) + " 13");
+        // an instance that was still cut off while another ran a fire: the fires before that run
+        a.complete(
+                () -> true,
+                new FinishedRun(RunKind.JOB, "sync", null, fire(20), "a", 1, RunOutcome.SUCCEEDED, 1, null),
+                true);
+        assertThat(b.recordSkip(
+                        new SkippedFires("sync", fire(15), fire(20), 6, SkipReason.DATABASE_DOWN, "b"), EVERY_SECOND))
+                .isTrue();
+        assertThat(a.find(RunHistoryQuery.all().job("sync").skipReason(SkipReason.DATABASE_DOWN)))
                 .singleElement()
-                .satisfies(record -> assertThat(record.fires()).isEqualTo(10));
+                .satisfies(down -> {
+                    assertThat(down.fireAt()).isEqualTo(fire(15));
+                    assertThat(down.fireUntil()).isEqualTo(fire(19));
+                    assertThat(down.fires()).isEqualTo(5);
+                });
     }
 
     /** Skip reasons and outcomes filter as one condition, and the window over nominal fires finds a range by any fire in it. */

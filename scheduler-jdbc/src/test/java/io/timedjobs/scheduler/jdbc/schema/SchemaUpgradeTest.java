@@ -128,6 +128,56 @@ class SchemaUpgradeTest {
                 .isEqualTo(SchemaMigration.CURRENT);
     }
 
+    /**
+     * A database at version 5 with runs in its history gains version 6's columns: its records read
+     * as one run of one fire, and an instance of version 5 still inserts its records as it did.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldUpgradeAVersion5HistoryAndLetVersion5InstancesWriteBesideIt(TestDatabases.Kind kind) throws Exception {
+        DataSource dataSource = kind.newDatabase();
+        ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
+        SchemaMigration migration = new SchemaMigration(database.dialect(), database.tables());
+        List<String> version5 = SchemaMigration.SCRIPTS.subList(0, 5);
+        try (Connection connection = dataSource.getConnection()) {
+            ScriptUtils.executeSqlScript(
+                    connection,
+                    new ByteArrayResource(migration.script("schema_version.sql").getBytes(StandardCharsets.UTF_8)));
+            for (String script : version5) {
+                ScriptUtils.executeSqlScript(
+                        connection,
+                        new ByteArrayResource(migration.script(script).getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        String now = database.dialect().now();
+        for (int version = 1; version <= 5; version++) {
+            jdbc.update(
+                    "INSERT INTO timed_jobs_schema_version (version, script, applied_at, applied_by) VALUES (?, ?, "
+                            + now + ", 'test')",
+                    version,
+                    version5.get(version - 1));
+        }
+        String version5Insert = "INSERT INTO timed_jobs_run_history (kind, name, task_key, fire_at, instance_name,"
+                + " started_at, duration_ms, outcome, attempt, error) VALUES ('JOB', 'job', NULL, " + now
+                + ", 'old', " + now + ", 5, 'FAILED', 1, 'java.lang.IllegalStateException: boom')";
+        jdbc.update(version5Insert);
+
+        new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
+
+        assertThat(jdbc.queryForList("SELECT version FROM timed_jobs_schema_version ORDER BY version", Integer.class))
+                .containsExactlyElementsOf(allVersions());
+        jdbc.update(version5Insert);
+        List<Map<String, Object>> records = rows(jdbc, "timed_jobs_run_history", "id");
+        assertThat(records).hasSize(2).allSatisfy(record -> {
+            assertThat(((Number) record.get("fires")).longValue()).isOne();
+            assertThat(record.get("skip_reason")).isNull();
+            assertThat(record.get("fire_until")).isNull();
+            assertThat(record.get("stack_trace")).isNull();
+            assertThat(record.get("catch_up")).isIn(false, 0, (byte) 0, (short) 0);
+        });
+    }
+
     /** Every version from 1 to the current one, in order. */
     private static List<Integer> allVersions() {
         return IntStream.rangeClosed(1, SchemaMigration.CURRENT).boxed().toList();

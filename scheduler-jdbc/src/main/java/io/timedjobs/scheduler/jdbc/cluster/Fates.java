@@ -1,0 +1,244 @@
+package io.timedjobs.scheduler.jdbc.cluster;
+
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.SkipReason;
+import io.timedjobs.scheduler.jdbc.history.SkippedFires;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
+
+/**
+ * Used by one {@link ClusteredJob} only, under its thread rule (trigger and run alternate, so the
+ * fields are volatile and never written at once): writes to the {@link RunHistory} the fates of the
+ * job's nominal fires that did not run, as this instance notices them. Each is written at most once
+ * across the cluster ({@link RunHistory#recordSkip}); which instance writes which reason, and when,
+ * is told in docs/run-history.md. A fire that ran has its fate written with its run's end, at no
+ * cost here. Cron and fixed-rate jobs only: a fixed-delay job's fire is late, never dropped.
+ */
+final class Fates {
+
+    /** Most nominal fires a missed range counts one by one; a longer range is cut to its latest ones. */
+    static final int MOST_COUNTED = 1_000_000;
+
+    private final ClusteredJob job;
+
+    /** Fires skipped here while the database was away, not written yet: the first, the last, how many. */
+    private volatile @Nullable Instant downFirst;
+
+    private volatile @Nullable Instant downLast;
+    private volatile long downFires;
+
+    /** A fire refused for another definition, written once the current one had time to record it; or null. */
+    private volatile @Nullable Instant supersededFire;
+
+    /** Whether this instance looked for fires missed before it started (see {@link #missedBefore}). */
+    private volatile boolean gapChecked;
+
+    Fates(ClusteredJob job) {
+        this.job = job;
+    }
+
+    private RunHistory history() {
+        return job.context.store().history();
+    }
+
+    private @Nullable UnaryOperator<@Nullable Instant> step() {
+        return job.nominalFires();
+    }
+
+    private boolean recorded() {
+        return history().enabled() && step() != null;
+    }
+
+    /** The fire did not run here for {@code reason}, noticed now with the database at hand. */
+    void skipped(Instant fire, SkipReason reason) {
+        if (recorded()) {
+            history()
+                    .recordSkip(
+                            SkippedFires.one(
+                                    job.name(),
+                                    fire,
+                                    reason,
+                                    job.context.store().instanceName()),
+                            step());
+        }
+    }
+
+    /**
+     * This instance stands by for another definition: its fire is skipped as {@link
+     * SkipReason#SUPERSEDED}, unless the current definition records it or a later one (then it is
+     * the current definition's fire, with a fate of its own). Written at the next poll ({@link
+     * #standingBy()}), so that the current definition had the time to record a fire at the same
+     * instant.
+     */
+    void superseded(Instant fire) {
+        if (recorded()) {
+            supersededFire = fire;
+        }
+    }
+
+    /** A poll while this instance stands by: writes the fire refused for another definition, if any. */
+    void standingBy() {
+        Instant fire = supersededFire;
+        if (fire == null || job.context.clock().now().isBefore(fire.plus(job.context.pollInterval()))) {
+            return; // none, or a poll interval has not passed since the fire
+        }
+        supersededFire = null;
+        try {
+            Instant last = job.context.store().catchUp().lastRecordedFire(job.name());
+            if (last == null || last.isBefore(fire)) {
+                skipped(fire, SkipReason.SUPERSEDED);
+            }
+        } catch (DataAccessException ex) {
+            // only a label: the fire is skipped either way
+        }
+    }
+
+    /**
+     * The fire was due while this instance was leaving: skipped as {@link SkipReason#STOPPING} when
+     * no other instance is alive to run it (else one of them does).
+     */
+    void stopping(Instant fire) {
+        if (!recorded()) {
+            return;
+        }
+        try {
+            if (!othersAlive()) {
+                skipped(fire, SkipReason.STOPPING);
+            }
+        } catch (DataAccessException ex) {
+            // the instance is leaving anyway
+        }
+    }
+
+    /**
+     * Returns whether an instance other than this one is alive (its heartbeat, on the database's
+     * clock, within the take-over delay of this one's); true when this one has no row to compare.
+     */
+    private boolean othersAlive() {
+        ClusterInstance instance = job.context.store().instance();
+        List<ClusterInstance.Registration> all = instance.all();
+        Instant mine = all.stream()
+                .filter(registration -> registration.name().equals(instance.name()))
+                .map(ClusterInstance.Registration::heartbeatAt)
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElse(null);
+        if (mine == null) {
+            return true;
+        }
+        Instant deadBefore = mine.plusMillis(instance.deadAfterMillisParameter());
+        return all.stream()
+                .anyMatch(registration -> !registration.name().equals(instance.name())
+                        && registration.heartbeatAt() != null
+                        && registration.heartbeatAt().isAfter(deadBefore));
+    }
+
+    /** The fires from {@code first} to {@code last}, {@code fires} of them, were skipped here with no database. */
+    void down(Instant first, Instant last, long fires) {
+        if (!recorded() || fires < 1) {
+            return;
+        }
+        if (downFirst == null) {
+            downFirst = first;
+        }
+        downLast = last;
+        downFires = downFires + fires;
+    }
+
+    /** As {@link #down(Instant, Instant, long)}, for one fire. */
+    void down(Instant fire) {
+        down(fire, fire, 1);
+    }
+
+    /**
+     * A statement went through: writes the fires skipped while the database was away, as one {@link
+     * SkipReason#DATABASE_DOWN} record (the other instances back find it, and write only the fires it
+     * does not cover).
+     */
+    void back() {
+        Instant first = downFirst;
+        Instant last = downLast;
+        long fires = downFires;
+        if (first == null || last == null) {
+            return;
+        }
+        downFirst = null;
+        downLast = null;
+        downFires = 0;
+        history()
+                .recordSkip(
+                        new SkippedFires(
+                                job.name(),
+                                first,
+                                last,
+                                fires,
+                                SkipReason.DATABASE_DOWN,
+                                job.context.store().instanceName()),
+                        step());
+    }
+
+    /**
+     * Once after this instance starts, before it tries its first fire {@code next}, for a job without a catch-up
+     * policy: the nominal fires between the job's latest recorded fire and {@code next} were due
+     * while no instance ran them, and are written as one {@link SkipReason#MISSED} record (fires
+     * another instance accounted for, paused say, are left out). Two reads per job and start.
+     */
+    void missedBefore(Instant next) {
+        if (gapChecked || !recorded()) {
+            return;
+        }
+        gapChecked = true;
+        try {
+            // the latest fire recorded, or accounted for in the history (the fire records are kept
+            // only a while; a fire begun but never ended has a record of its fire, none of its run)
+            Instant recordedFire = job.context.store().catchUp().lastRecordedFire(job.name());
+            Instant accounted = history().lastFireBefore(job.name(), next);
+            Instant last = recordedFire == null || (accounted != null && accounted.isAfter(recordedFire))
+                    ? accounted
+                    : recordedFire;
+            UnaryOperator<@Nullable Instant> step = step();
+            if (last != null && step != null && last.isBefore(next)) {
+                dropped(step.apply(last), next);
+            }
+        } catch (DataAccessException ex) {
+            // a label only; the next start looks again
+        }
+    }
+
+    /**
+     * The nominal fires from {@code first} (included) to {@code end} (excluded) were missed while no
+     * instance ran and are dropped (no catch-up policy, or older than it keeps): one {@link
+     * SkipReason#MISSED} record.
+     */
+    void dropped(@Nullable Instant first, Instant end) {
+        UnaryOperator<@Nullable Instant> step = step();
+        if (first == null || step == null || !first.isBefore(end) || !history().enabled()) {
+            return;
+        }
+        Instant from = first;
+        Instant last = first;
+        long fires = 1;
+        for (Instant at = step.apply(first); at != null && at.isBefore(end); at = step.apply(at)) {
+            last = at;
+            if (++fires > MOST_COUNTED) {
+                from = at; // counted from here: the range says how many it counted, from where
+                fires = 1;
+            }
+        }
+        history()
+                .recordSkip(
+                        new SkippedFires(
+                                job.name(),
+                                from,
+                                last,
+                                fires,
+                                SkipReason.MISSED,
+                                job.context.store().instanceName()),
+                        step);
+    }
+}
