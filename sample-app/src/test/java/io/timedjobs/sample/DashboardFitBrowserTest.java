@@ -24,8 +24,9 @@ import org.springframework.core.env.Environment;
 /**
  * The page of a fresh sample on a 1,366 x 768 screen, in headless Chromium driven through its
  * DevTools protocol: nothing scrolls sideways, every job's recent lateness is drawn, and the last
- * hour's timeline shows runs and, for a job paused through the endpoint, its skipped fires. A
- * screenshot is saved as {@code target/timed-jobs-1366.png}. Skipped where no Chromium is installed.
+ * hour's timeline shows runs and, for a local and a clustered job paused through the endpoint, their
+ * skipped fires. A screenshot is saved as {@code target/timed-jobs-1366.png}. Skipped where no
+ * Chromium is installed.
  */
 @SpringBootTest(
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -50,7 +51,8 @@ class DashboardFitBrowserTest {
 
     /** True once the timeline has drawn at least one run and one skip. */
     private static final String READY = "document.querySelectorAll('#timeline .mark.run').length > 0"
-            + " && document.querySelectorAll('#timeline .mark.skip').length > 0";
+            + " && document.querySelector('.tl-row[data-job=\"sampleJobs.cleanup\"] .mark.skip') !== null"
+            + " && document.querySelector('.tl-row[data-job=\"sampleJobs.heartbeat\"] .mark.skip') !== null";
 
     /**
      * Widths, marks, job rows whose recent lateness has no point drawn, and whether a skip opens with
@@ -71,6 +73,23 @@ class DashboardFitBrowserTest {
 
     @Autowired
     private LeaderFollowerTaskScheduler scheduler;
+
+    private String pause(String job) throws Exception {
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(url("/actuator/timedjobs/" + job)))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"pause\"}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+    }
+
+    private String get(String path) throws Exception {
+        return HttpClient.newHttpClient()
+                .send(HttpRequest.newBuilder(URI.create(url(path))).build(), HttpResponse.BodyHandlers.ofString())
+                .body();
+    }
 
     private String url(String path) {
         return "http://localhost:" + environment.getRequiredProperty("local.server.port") + path;
@@ -94,16 +113,14 @@ class DashboardFitBrowserTest {
                 scheduler.getJobRegistry().find("sampleJobs.cleanup").orElseThrow();
         assertThat(cleanup.isSharedByInstances()).isFalse();
 
-        HttpResponse<String> paused = HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create(url("/actuator/timedjobs/sampleJobs.cleanup")))
-                                .header("Content-Type", "application/json")
-                                .POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"pause\"}"))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-        assertThat(paused.body()).contains("\"done\":true");
+        assertThat(pause("sampleJobs.cleanup")).contains("\"done\":true");
+        assertThat(pause("sampleJobs.heartbeat")).contains("\"done\":true");
         await().atMost(LONG)
                 .until(() -> cleanup.fates().stream().anyMatch(fate -> fate.skipReason() == JobFate.SkipReason.PAUSED));
+        // the clustered job's skips are in the run history, as the endpoint's search finds them
+        await().atMost(LONG)
+                .until(() -> get("/actuator/timedjobs/history?job=sampleJobs.heartbeat&reason=PAUSED")
+                        .contains("\"skipReason\":\"PAUSED\""));
 
         String probe = chromium.probe(url("/timed-jobs"), WIDTH, HEIGHT, READY, PROBE, LONG);
         long[] figures =
