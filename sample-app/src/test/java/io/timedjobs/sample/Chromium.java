@@ -12,7 +12,8 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One thread at a time: headless Chromium, run once per page load, as Debian's {@code chromium}
+ * One thread at a time: headless Chromium, run once per page load (or driven through the {@link
+ * DevTools} protocol to measure a page), as Debian's {@code chromium}
  * package installs it. Each load uses a profile of its own and ends within a bounded time.
  */
 final class Chromium {
@@ -55,8 +56,64 @@ final class Chromium {
 
     /** Saves a PNG of the page once its scripts ran. */
     void screenshot(String url, Path png, Duration timeout) throws IOException, InterruptedException {
+        screenshot(url, png, 1400, 900, timeout);
+    }
+
+    /** Saves a PNG of the page, in a window of this size, once its scripts ran. */
+    void screenshot(String url, Path png, int width, int height, Duration timeout)
+            throws IOException, InterruptedException {
         Files.createDirectories(png.toAbsolutePath().getParent());
-        run(List.of("--window-size=1400,900", "--screenshot=" + png.toAbsolutePath(), url), null, timeout);
+        run(
+                List.of(
+                        "--window-size=" + width + "," + height,
+                        "--hide-scrollbars",
+                        "--screenshot=" + png.toAbsolutePath(),
+                        url),
+                null,
+                timeout);
+    }
+
+    /**
+     * Opens the page in a viewport of this size, waits until {@code ready} (a script) is true, and
+     * returns what {@code probe} (a script whose value is a string without quotes or backslashes)
+     * gives, through the DevTools protocol.
+     */
+    String probe(String url, int width, int height, String ready, String probe, Duration timeout)
+            throws IOException, InterruptedException {
+        Path profile = Files.createTempDirectory("timed-jobs-chromium");
+        List<String> command = List.of(
+                executable.toString(),
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--hide-scrollbars",
+                "--user-data-dir=" + profile,
+                "--remote-debugging-port=0",
+                "--window-size=" + width + "," + height,
+                "about:blank");
+        Process process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        try (DevTools devTools = DevTools.attach(profile, timeout)) {
+            devTools.call(
+                    "Emulation.setDeviceMetricsOverride",
+                    "{\"width\":" + width + ",\"height\":" + height + ",\"deviceScaleFactor\":1,\"mobile\":false}");
+            devTools.call("Page.navigate", "{\"url\":\"" + url + "\"}");
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!devTools.evaluate(ready).equals("true")) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("The page was not ready within " + timeout + ": " + ready);
+                }
+                devTools.pause();
+            }
+            return devTools.evaluate(probe);
+        } finally {
+            process.destroyForcibly();
+            process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            deleteQuietly(profile);
+        }
     }
 
     private void run(List<String> args, Path stdout, Duration timeout) throws IOException, InterruptedException {

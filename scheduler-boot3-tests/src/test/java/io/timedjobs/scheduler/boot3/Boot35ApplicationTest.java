@@ -1,12 +1,14 @@
 package io.timedjobs.scheduler.boot3;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -32,7 +34,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
         classes = Boot35ApplicationTest.JobsApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
-            "management.endpoints.web.exposure.include=health,info",
+            "management.endpoints.web.exposure.include=health,info,timedjobs",
             "management.endpoint.health.show-details=always"
         })
 class Boot35ApplicationTest {
@@ -74,6 +76,34 @@ class Boot35ApplicationTest {
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"timedJobs\"").contains("\"queueDepth\"");
+    }
+
+    /** Boot 3.5 maps the history search's optional parameters, and answers a bad one with 400. */
+    @Test
+    void shouldSearchHistoryOnBoot35() throws Exception {
+        assertThat(jobs.bothRan.await(20, TimeUnit.SECONDS)).isTrue();
+        // The run's fate is recorded once its body returned: wait for it.
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> get("/actuator/timedjobs/history?outcome=SUCCEEDED&limit=5")
+                        .body()
+                        .contains("\"outcome\":\"SUCCEEDED\""));
+        HttpResponse<String> page = get("/actuator/timedjobs/history?outcome=SUCCEEDED&limit=5");
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).contains("\"source\":\"LOCAL\"").contains(".cleanup\"");
+        HttpResponse<String> refused = get("/actuator/timedjobs/history?limit=0");
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.body()).contains("limit must be between 1 and 500");
+        assertThat(get("/actuator/timedjobs").body())
+                .contains("\"name\":\"boot35ApplicationTest.JobsApplication.cleanup\"");
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        String port = environment.getRequiredProperty("local.server.port");
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     @SpringBootConfiguration

@@ -2,8 +2,10 @@ package io.timedjobs.scheduler.dashboard;
 
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
+import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thread-safe: the part of the report that needs {@code scheduler-jdbc}, behind an interface so
@@ -48,5 +50,19 @@ public interface ClusterReport {
      */
     default Map<String, ClusterJobView> clusteredJobs() {
         return Map.of();
+    }
+
+    /** Returns this instance's name as the cluster knows it; null when unknown. */
+    default @Nullable String instanceName() {
+        return null;
+    }
+
+    /**
+     * Answers a search of the run history; null when the history is off.
+     *
+     * @throws IllegalArgumentException for a cursor this report did not give
+     */
+    default @Nullable HistoryPage search(HistorySearch search) {
+        return null;
     }
 }

@@ -4,17 +4,21 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.CacheControl;
 import org.springframework.http.MediaType;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
+import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 /**
  * Thread-safe: the live page at {@code /timed-jobs} and its data at {@code /timed-jobs/data}, as
- * Spring MVC routes that exist only when the application switches the page on. The data are the
+ * Spring MVC routes that exist only when the application switches the page on, with the history
+ * search at {@code /timed-jobs/history} (the parameters of the endpoint's). The data are the
  * {@link TimedJobsView} of the actuator endpoint, served here so that the page works whether or
  * not actuator is exposed, or on another port.
  */
@@ -40,7 +44,34 @@ public final class DashboardRoutes {
                                 .cacheControl(CacheControl.noStore())
                                 .contentType(MediaType.APPLICATION_JSON)
                                 .body(report.view()))
+                .GET(PATH + "/history", request -> history(report, request))
                 .build();
+    }
+
+    private static ServerResponse history(TimedJobsReport report, ServerRequest request) {
+        ServerResponse.BodyBuilder ok = ServerResponse.ok().cacheControl(CacheControl.noStore());
+        try {
+            HistorySearch search = HistorySearch.parse(
+                    param(request, "job"),
+                    param(request, "task"),
+                    param(request, "instance"),
+                    param(request, "outcome"),
+                    param(request, "reason"),
+                    param(request, "from"),
+                    param(request, "to"),
+                    param(request, "at"),
+                    param(request, "limit"),
+                    param(request, "cursor"));
+            return ok.contentType(MediaType.APPLICATION_JSON).body(report.search(search));
+        } catch (IllegalArgumentException e) {
+            return ServerResponse.badRequest()
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body(Map.of("error", String.valueOf(e.getMessage())));
+        }
+    }
+
+    private static @Nullable String param(ServerRequest request, String name) {
+        return request.param(name).orElse(null);
     }
 
     private static ServerResponse html(String page) {

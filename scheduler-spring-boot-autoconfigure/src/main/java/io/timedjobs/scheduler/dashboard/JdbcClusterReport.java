@@ -4,6 +4,7 @@ import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.DurableView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.FailedTaskView;
+import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.InstanceView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.RunView;
@@ -23,7 +24,6 @@ import io.timedjobs.scheduler.jdbc.durable.DurableTaskStore;
 import io.timedjobs.scheduler.jdbc.durable.DurableTasks;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
-import io.timedjobs.scheduler.jdbc.history.RunRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -113,28 +113,14 @@ public final class JdbcClusterReport implements ClusterReport {
                 timelines.put(
                         job,
                         runs.find(RunHistoryQuery.all().job(job).limit(TIMELINE_LISTED)).stream()
-                                .map(JdbcClusterReport::view)
+                                .map(JdbcHistorySearch::view)
                                 .toList());
             }
         }
         List<RunView> failures = runs.find(RunHistoryQuery.all().failures().limit(FAILURES_LISTED)).stream()
-                .map(JdbcClusterReport::view)
+                .map(JdbcHistorySearch::view)
                 .toList();
         return new HistoryView(timelines, failures);
-    }
-
-    private static RunView view(RunRecord run) {
-        return new RunView(
-                run.kind().name(),
-                run.name(),
-                run.taskKey(),
-                run.fireAt().toString(),
-                run.instance(),
-                run.startedAt().toString(),
-                run.duration().toMillis(),
-                run.outcome().name(),
-                run.attempt(),
-                run.error());
     }
 
     private static InstanceView view(Registration registration) {
@@ -148,6 +134,17 @@ public final class JdbcClusterReport implements ClusterReport {
                         .map(task -> new FailedTaskView(task.handler(), task.key(), task.attempts(), task.lastError()))
                         .toList();
         return new DurableView(counts, failed);
+    }
+
+    @Override
+    public String instanceName() {
+        return instance.name();
+    }
+
+    @Override
+    public @Nullable HistoryPage search(HistorySearch search) {
+        RunHistory runs = history;
+        return runs == null ? null : JdbcHistorySearch.search(runs, search);
     }
 
     @Override

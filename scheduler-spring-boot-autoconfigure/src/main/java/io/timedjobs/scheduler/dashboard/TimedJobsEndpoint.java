@@ -1,11 +1,13 @@
 package io.timedjobs.scheduler.dashboard;
 
+import java.util.Map;
 import java.util.Objects;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * Thread-safe: the actuator endpoint {@code timedjobs}. Exposed and secured like any other
@@ -13,6 +15,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *
  * <ul>
  *   <li>{@code GET /actuator/timedjobs}: the {@link TimedJobsView};
+ *   <li>{@code GET /actuator/timedjobs/history?job=&task=&instance=&outcome=&reason=&from=&to=&at=&limit=&cursor=}:
+ *       a page of the fates of fires (a {@link HistorySearch}), every parameter optional; a bad
+ *       one is refused with status 400 and a message naming it;
  *   <li>{@code POST /actuator/timedjobs/{job}} with {@code {"action": "run" | "pause" | "resume"}};
  *       a clustered job is paused and resumed on every instance;
  *   <li>{@code POST /actuator/timedjobs/{handler}/{key}} with {@code {"action": "retry"}}: a
@@ -26,6 +31,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 @Endpoint(id = "timedjobs")
 public class TimedJobsEndpoint {
 
+    /** The selector of the history search. */
+    static final String HISTORY = "history";
+
     private final TimedJobsReport report;
 
     public TimedJobsEndpoint(TimedJobsReport report) {
@@ -36,6 +44,41 @@ public class TimedJobsEndpoint {
     @ReadOperation
     public TimedJobsView timedJobs() {
         return report.view();
+    }
+
+    /**
+     * Searches the fates of fires. Boot takes a parameter as optional when it is {@code @Nullable}
+     * in Spring's sense: Boot 4 reads any annotation of that simple name, Boot 3 Spring's own, so
+     * the parameters carry Spring's.
+     */
+    @ReadOperation
+    @SuppressWarnings("deprecation")
+    public WebEndpointResponse<Object> history(
+            @Selector String search,
+            @org.springframework.lang.Nullable String job,
+            @org.springframework.lang.Nullable String task,
+            @org.springframework.lang.Nullable String instance,
+            @org.springframework.lang.Nullable String outcome,
+            @org.springframework.lang.Nullable String reason,
+            @org.springframework.lang.Nullable String from,
+            @org.springframework.lang.Nullable String to,
+            @org.springframework.lang.Nullable String at,
+            @org.springframework.lang.Nullable String limit,
+            @org.springframework.lang.Nullable String cursor) {
+        if (!HISTORY.equals(search)) {
+            return refusal("Unknown read '" + search + "'; GET /actuator/timedjobs or /actuator/timedjobs/" + HISTORY);
+        }
+        try {
+            return new WebEndpointResponse<>(report.search(
+                    HistorySearch.parse(job, task, instance, outcome, reason, from, to, at, limit, cursor)));
+        } catch (IllegalArgumentException e) {
+            return refusal(e.getMessage());
+        }
+    }
+
+    /** A refused read: status 400 and a body that says why. */
+    static WebEndpointResponse<Object> refusal(String message) {
+        return new WebEndpointResponse<>(Map.of("error", message), WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     /** Runs a job now, or pauses or resumes it. */

@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.dashboard;
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
 import io.timedjobs.scheduler.LeaderFollowerScheduler;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
+import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.JobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.LatenessView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.SchedulerView;
@@ -26,6 +27,9 @@ import org.springframework.core.task.TaskRejectedException;
  * actuator endpoint and the live page both read it, so they always agree.
  */
 public final class TimedJobsReport {
+
+    /** The instance named in local fates when no cluster names this one. */
+    static final String LOCAL_INSTANCE = "local";
 
     private final LeaderFollowerTaskScheduler scheduler;
     private final String name;
@@ -120,6 +124,31 @@ public final class TimedJobsReport {
                 cluster == null ? job.runs() : cluster.runsHere(),
                 job.failures(),
                 cluster);
+    }
+
+    /**
+     * Answers a search of the fates of fires: from the run history in the database for clustered
+     * jobs and durable tasks, from this instance's memory for a local job (named by {@code job}) or
+     * when there is no run history.
+     *
+     * @throws IllegalArgumentException for a cursor this report did not give
+     */
+    public HistoryPage search(HistorySearch search) {
+        List<TrackedJob> local = scheduler.getJobRegistry().jobs().stream()
+                .filter(job -> !job.isSharedByInstances())
+                .toList();
+        ClusterReport clusterReport = cluster;
+        String job = search.job();
+        boolean localJob =
+                job != null && local.stream().anyMatch(tracked -> tracked.name().equals(job));
+        if (clusterReport != null && !localJob) {
+            HistoryPage page = clusterReport.search(search);
+            if (page != null) {
+                return page;
+            }
+        }
+        String instance = clusterReport == null ? null : clusterReport.instanceName();
+        return LocalFates.search(local, instance == null ? LOCAL_INSTANCE : instance, search);
     }
 
     /** Runs a job once now, beside its schedule. */

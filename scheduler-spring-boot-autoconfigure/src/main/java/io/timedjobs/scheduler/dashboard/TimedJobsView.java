@@ -138,18 +138,27 @@ public record TimedJobsView(
     public record HistoryView(Map<String, List<RunView>> timelines, List<RunView> lastFailures) {}
 
     /**
-     * One run as the history recorded it.
+     * One fate of a fire as the history recorded it: a run, or a fire that did not run.
      *
-     * @param kind {@code JOB} (a clustered job's run) or {@code TASK} (a durable execution)
+     * @param kind {@code JOB} (a repeating job's fire) or {@code TASK} (a durable execution)
      * @param name the job, or the durable task's handler
      * @param taskKey the durable task's key; null for a job
-     * @param fireAt the nominal fire it ran for
-     * @param instance the instance that ran it
-     * @param startedAt when it started, by the database's clock
-     * @param durationMillis how long it ran
-     * @param outcome {@code SUCCEEDED}, {@code FAILED}, or {@code RETRIED} (a durable attempt retried later)
+     * @param fireAt the nominal fire it ran for, or that was skipped
+     * @param instance the instance that ran it, or that skipped it
+     * @param startedAt when it started; null for a skip
+     * @param durationMillis how long it ran; 0 for a skip
+     * @param outcome {@code SUCCEEDED}, {@code FAILED}, {@code RETRIED} (a durable attempt retried
+     *     later) or {@code SKIPPED}
      * @param attempt which attempt it was (1 for a job)
-     * @param error the exception's class and message, cut; null for a success
+     * @param error the exception's class and message, cut; null unless it threw
+     * @param skipReason why it did not run, one of {@link HistorySearch#SKIP_REASONS}; null unless
+     *     skipped
+     * @param catchUp whether it ran late as a catch-up run, after every instance had been down
+     * @param stackTrace the exception's stack trace, cut to a bound the guide states; null unless it
+     *     threw or when the history keeps none
+     * @param fireUntil the last nominal fire it covers: {@code fireAt} for a run, the last of a range
+     *     of consecutive skipped fires (a pause, an outage)
+     * @param fires how many nominal fires it covers: 1 for a run
      */
     public record RunView(
             String kind,
@@ -157,11 +166,59 @@ public record TimedJobsView(
             @Nullable String taskKey,
             String fireAt,
             String instance,
-            String startedAt,
+            @Nullable String startedAt,
             long durationMillis,
             String outcome,
             int attempt,
-            @Nullable String error) {}
+            @Nullable String error,
+            @Nullable String skipReason,
+            boolean catchUp,
+            @Nullable String stackTrace,
+            String fireUntil,
+            long fires) {
+
+        /** A run, as the history recorded runs before it recorded skips. */
+        public RunView(
+                String kind,
+                String name,
+                @Nullable String taskKey,
+                String fireAt,
+                String instance,
+                String startedAt,
+                long durationMillis,
+                String outcome,
+                int attempt,
+                @Nullable String error) {
+            this(
+                    kind,
+                    name,
+                    taskKey,
+                    fireAt,
+                    instance,
+                    startedAt,
+                    durationMillis,
+                    outcome,
+                    attempt,
+                    error,
+                    null,
+                    false,
+                    null,
+                    fireAt,
+                    1);
+        }
+    }
+
+    /**
+     * One page of a {@link HistorySearch}.
+     *
+     * @param source where the fates come from: {@code CLUSTER} (the run history in the database) or
+     *     {@code LOCAL} (this instance's memory, for jobs that are not clustered)
+     * @param runs the fates, latest fire first; for a search {@code at} an instant, the fate covering
+     *     it, or the nearest before and after
+     * @param next the cursor of the next page; null on the last
+     */
+    public record HistoryPage(
+            String source, List<RunView> runs, @Nullable String next) {}
 
     /**
      * One instance.

@@ -1,7 +1,10 @@
 package io.timedjobs.scheduler.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.timedjobs.scheduler.jdbc.RunOnEveryInstance;
+import io.timedjobs.scheduler.testsupport.TestDelays;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -86,6 +89,46 @@ class DashboardApplicationTest {
         assertThat(cancel.body()).contains("\"done\":false");
     }
 
+    /** The history search answers over HTTP with every parameter optional, a local job's failure with its stack trace. */
+    @Test
+    void shouldSearchHistoryOverHttp() throws Exception {
+        await().atMost(TestDelays.LONG)
+                .until(() -> get("/actuator/timedjobs/history?job=flaky.check&outcome=FAILED")
+                        .body()
+                        .contains("\"outcome\":\"FAILED\""));
+        HttpResponse<String> failed = get("/actuator/timedjobs/history?job=flaky.check&outcome=FAILED&limit=1");
+        assertThat(failed.statusCode()).isEqualTo(200);
+        assertThat(failed.body())
+                .contains("\"source\":\"LOCAL\"")
+                .contains("java.lang.IllegalStateException: no disk")
+                .contains("\"stackTrace\":\"java.lang.IllegalStateException: no disk")
+                .contains("at io.timedjobs.scheduler.dashboard.DashboardApplicationTest$Flaky.check");
+
+        HttpResponse<String> any = get("/actuator/timedjobs/history");
+        assertThat(any.statusCode()).isEqualTo(200);
+        assertThat(any.body()).contains("\"source\":\"CLUSTER\"").contains("\"runs\":[");
+        assertThat(get("/timed-jobs/history?job=flaky.check").body()).contains("\"source\":\"LOCAL\"");
+        assertThat(get("/actuator/timedjobs").body()).contains("\"name\":\"nightly.clean\"");
+    }
+
+    /** A bad parameter answers 400 with a message naming it, on the endpoint and beside the page. */
+    @Test
+    void shouldRefuseBadHistoryParametersWith400() throws Exception {
+        for (String query : new String[] {"outcome=EXPLODED", "limit=0", "limit=ten", "from=yesterday", "cursor=Zed"}) {
+            for (String path : new String[] {"/actuator/timedjobs/history?", "/timed-jobs/history?"}) {
+                HttpResponse<String> refused = get(path + query + "&job=flaky.check");
+                assertThat(refused.statusCode()).as(path + query).isEqualTo(400);
+                assertThat(refused.body())
+                        .as(path + query)
+                        .contains("\"error\":\"")
+                        .contains(query.split("=")[0]);
+            }
+        }
+        HttpResponse<String> other = get("/actuator/timedjobs/elsewhere");
+        assertThat(other.statusCode()).isEqualTo(400);
+        assertThat(other.body()).contains("Unknown read 'elsewhere'");
+    }
+
     @SpringBootConfiguration
     @EnableAutoConfiguration
     @EnableScheduling
@@ -93,6 +136,20 @@ class DashboardApplicationTest {
         @Bean
         Nightly nightly() {
             return new Nightly();
+        }
+
+        @Bean
+        Flaky flaky() {
+            return new Flaky();
+        }
+    }
+
+    /** A job of this instance only, that fails at once. */
+    static class Flaky {
+        @RunOnEveryInstance
+        @Scheduled(fixedRate = 3_600_000)
+        void check() {
+            throw new IllegalStateException("no disk");
         }
     }
 

@@ -8,7 +8,8 @@ import io.timedjobs.scheduler.RunGate;
  * lifecycle is stopped (the {@link PauseGate}), and skips the executions of a {@linkplain
  * TrackedJob#pause() paused} job, which it recognises by the type of its work ({@link
  * JobRegistry.JobWork}). A skipped execution keeps the job's schedule, and neither the engine's
- * counts nor the job's figures see it. A task interrupted while it waits for the gate (its {@code
+ * counts nor the job's figures see it; the job's {@linkplain TrackedJob#fates() fates} do, with
+ * its reason. A task interrupted while it waits for the gate (its {@code
  * cancel(true)}, or {@code shutdownNow}) is skipped too.
  *
  * <p>Every task passes, those given to the engine directly included, as every task of Spring's
@@ -30,6 +31,9 @@ final class JobRunGate implements RunGate {
             // not entered: the engine calls no exit, so leave the pause gate here. A task
             // interrupted while it waited (cancel(true), shutdownNow) does not run at all.
             pauseGate.exit();
+            if (job != null) {
+                job.skipped(opened ? JobFate.SkipReason.PAUSED : JobFate.SkipReason.STOPPING);
+            }
             return false;
         }
         return true;

@@ -25,7 +25,12 @@ final class JobTask implements Runnable, JobRegistry.JobWork {
 
     @Override
     public void run() {
-        task.run();
+        try {
+            task.run();
+        } catch (RuntimeException | Error failure) {
+            job.failed(failure);
+            throw failure;
+        }
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.spring;
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -13,9 +14,14 @@ import org.jspecify.annotations.Nullable;
  * (pause, resume, run once now). Workers record each run; readers take a {@link #snapshot()}.
  *
  * <p>Its figures cost a fixed amount of memory whatever the number of runs: counters, the last
- * run, and a {@link LatenessWindow}. Recording a run allocates nothing.
+ * run, a {@link LatenessWindow}, and the {@linkplain #fates() fates} of its latest {@value
+ * #FATES_KEPT} fires (runs and skips), each with a bounded stack trace. Recording a run allocates
+ * its fate only, and a failure's summary and stack trace.
  */
 public final class TrackedJob {
+
+    /** Fates kept per job: an hour of a job that fires every 18 seconds. */
+    public static final int FATES_KEPT = 200;
 
     private final String name;
     private final String schedule;
@@ -37,6 +43,10 @@ public final class TrackedJob {
     private long lastRunEpochMillis = -1L;
     private long lastDurationNanos;
     private @Nullable Outcome lastOutcome;
+    private final JobFates fates = new JobFates(FATES_KEPT);
+
+    /** What the current run threw, from its worker, until {@link #record} reads it. */
+    private @Nullable Throwable pendingFailure;
 
     TrackedJob(
             String name,
@@ -113,6 +123,28 @@ public final class TrackedJob {
         lastDurationNanos = durationNanos;
         lastRunEpochMillis = clock.millis() - TimeUnit.NANOSECONDS.toMillis(durationNanos);
         window.add(latenessNanos);
+        Instant started = Instant.ofEpochMilli(lastRunEpochMillis);
+        Throwable failure = outcome == Outcome.FAILED ? pendingFailure : null;
+        pendingFailure = null;
+        if (outcome == Outcome.FAILED && failure == null) {
+            failure = new IllegalStateException("The run failed; its exception did not reach the job's record");
+        }
+        fates.ran(started.minusNanos(latenessNanos), started, durationNanos, failure);
+    }
+
+    /** Keeps what a run threw for its fate; called by the worker that ran it, before {@link #record}. */
+    synchronized void failed(Throwable failure) {
+        pendingFailure = failure;
+    }
+
+    /** Records a fire that came due and did not run; called by the worker that skipped it. */
+    synchronized void skipped(JobFate.SkipReason reason) {
+        fates.skipped(clock.instant(), reason);
+    }
+
+    /** Returns the fates of the job's latest fires here, latest first, at most {@value #FATES_KEPT}. */
+    public synchronized List<JobFate> fates() {
+        return fates.latestFirst();
     }
 
     /** Returns the job's figures now. */

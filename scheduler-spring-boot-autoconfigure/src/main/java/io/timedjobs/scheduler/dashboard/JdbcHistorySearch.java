@@ -1,0 +1,121 @@
+package io.timedjobs.scheduler.dashboard;
+
+import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
+import io.timedjobs.scheduler.dashboard.TimedJobsView.RunView;
+import io.timedjobs.scheduler.jdbc.history.FireFate;
+import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.RunHistoryPage;
+import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
+import io.timedjobs.scheduler.jdbc.history.RunOutcome;
+import io.timedjobs.scheduler.jdbc.history.RunRecord;
+import io.timedjobs.scheduler.jdbc.history.SkipReason;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Stateless, any thread: answers a {@link HistorySearch} from the run history in the database,
+ * one query per page ({@link RunHistory#page}), two for the fate at an instant ({@link
+ * RunHistory#fateAt}). The time window is over nominal fires, as for local jobs. The cursor is
+ * {@code C} and the history's own cursor (a record's id): later pages hold records written earlier.
+ */
+final class JdbcHistorySearch {
+
+    static final String SOURCE = "CLUSTER";
+
+    private JdbcHistorySearch() {}
+
+    static HistoryPage search(RunHistory history, HistorySearch search) {
+        String job = search.job();
+        Instant at = search.at();
+        if (job != null && at != null) {
+            return new HistoryPage(SOURCE, fate(history.fateAt(job, at)), null);
+        }
+        RunHistoryQuery query = RunHistoryQuery.all().limit(search.limit());
+        if (job != null) {
+            query = query.job(job);
+        }
+        if (search.task() != null) {
+            query = query.task(search.task());
+        }
+        if (search.instance() != null) {
+            query = query.instance(search.instance());
+        }
+        for (String outcome : search.outcomes()) {
+            query = query.outcome(RunOutcome.valueOf(outcome), query.outcomes().toArray(RunOutcome[]::new));
+        }
+        for (String reason : search.skipReasons()) {
+            query = query.skipReason(
+                    SkipReason.valueOf(reason), query.skipReasons().toArray(SkipReason[]::new));
+        }
+        if (search.from() != null) {
+            query = query.firesFrom(search.from());
+        }
+        if (search.to() != null) {
+            query = query.firesTo(search.to());
+        }
+        Long cursor = cursor(search.cursor());
+        if (cursor != null) {
+            query = query.cursor(cursor);
+        }
+        RunHistoryPage page = history.page(query);
+        Long next = page.nextCursor();
+        return new HistoryPage(
+                SOURCE,
+                page.records().stream().map(JdbcHistorySearch::view).toList(),
+                next == null ? null : "C" + next);
+    }
+
+    /** The records after, covering, and before the instant: latest fire first, as a page. */
+    private static List<RunView> fate(FireFate fate) {
+        List<RunView> out = new ArrayList<>();
+        if (fate.after() != null) {
+            out.add(view(fate.after()));
+        }
+        fate.covering().forEach(record -> out.add(view(record)));
+        if (fate.before() != null) {
+            out.add(view(fate.before()));
+        }
+        return out;
+    }
+
+    private static @Nullable Long cursor(@Nullable String cursor) {
+        if (cursor == null) {
+            return null;
+        }
+        try {
+            if (cursor.startsWith("C")) {
+                long id = Long.parseLong(cursor.substring(1));
+                if (id >= 1) {
+                    return id;
+                }
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new IllegalArgumentException(
+                "cursor '" + cursor + "' is not one this endpoint gave for the run history; start without one");
+    }
+
+    static RunView view(RunRecord run) {
+        SkipReason reason = run.skipReason();
+        return new RunView(
+                run.kind().name(),
+                run.name(),
+                run.taskKey(),
+                run.fireAt().toString(),
+                run.instance(),
+                run.skipped() ? null : run.startedAt().toString(),
+                run.duration().toMillis(),
+                run.outcome().name(),
+                run.attempt(),
+                run.error(),
+                reason == null ? null : reason.name(),
+                run.catchUp(),
+                run.stackTrace(),
+                Objects.requireNonNull(run.fireUntil()).toString(),
+                run.fires());
+    }
+}

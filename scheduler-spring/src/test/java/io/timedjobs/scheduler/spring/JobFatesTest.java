@@ -1,0 +1,144 @@
+package io.timedjobs.scheduler.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.timedjobs.scheduler.ManualTicker;
+import io.timedjobs.scheduler.spring.JobFate.Outcome;
+import io.timedjobs.scheduler.spring.JobFate.SkipReason;
+import io.timedjobs.scheduler.testsupport.TestDelays;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** What became of each fire of a local job on this instance: runs, failures and skips, bounded. */
+class JobFatesTest {
+
+    private static final Instant ORIGIN = Instant.parse("2026-01-01T00:00:00Z");
+
+    private final ManualTicker ticker = new ManualTicker(0L, ORIGIN);
+    private final LeaderFollowerTaskScheduler scheduler = new LeaderFollowerTaskScheduler();
+
+    JobFatesTest() {
+        scheduler.setPoolSize(1);
+        scheduler.setTicker(ticker);
+        scheduler.setThreadNamePrefix("fates-test-");
+        scheduler.initialize();
+    }
+
+    @AfterEach
+    void shutDown() {
+        scheduler.shutdown();
+    }
+
+    private TrackedJob onlyJob() {
+        assertThat(scheduler.getJobRegistry().jobs()).hasSize(1);
+        return scheduler.getJobRegistry().jobs().get(0);
+    }
+
+    private static void awaitFates(TrackedJob job, int fates) {
+        await().atMost(TestDelays.LONG).until(() -> job.fates().size() == fates);
+    }
+
+    /** A run keeps its nominal fire, start and outcome; a failure its message and its stack trace. */
+    @Test
+    void shouldKeepEachRunAndFailureWithItsStackTrace() {
+        AtomicInteger calls = new AtomicInteger();
+        scheduler.scheduleAtFixedRate(
+                () -> {
+                    if (calls.incrementAndGet() == 2) {
+                        throw new IllegalStateException("disk full");
+                    }
+                },
+                ORIGIN.plusSeconds(10),
+                Duration.ofSeconds(10));
+        TrackedJob job = onlyJob();
+
+        ticker.advance(12, TimeUnit.SECONDS);
+        awaitFates(job, 1);
+        ticker.advance(10, TimeUnit.SECONDS);
+        awaitFates(job, 2);
+
+        List<JobFate> fates = job.fates();
+        JobFate failed = fates.get(0);
+        JobFate ran = fates.get(1);
+        assertThat(ran.outcome()).isEqualTo(Outcome.SUCCEEDED);
+        assertThat(ran.fireAt()).isEqualTo(ORIGIN.plusSeconds(10));
+        assertThat(ran.startedAt()).isEqualTo(ORIGIN.plusSeconds(12));
+        assertThat(ran.error()).isNull();
+        assertThat(failed.outcome()).isEqualTo(Outcome.FAILED);
+        assertThat(failed.fireAt()).isEqualTo(ORIGIN.plusSeconds(20));
+        assertThat(failed.error()).isEqualTo("java.lang.IllegalStateException: disk full");
+        assertThat(failed.stackTrace())
+                .startsWith("java.lang.IllegalStateException: disk full")
+                .contains("at io.timedjobs.scheduler.spring.JobFatesTest")
+                .hasSizeLessThanOrEqualTo(JobFate.STACK_TRACE_LENGTH);
+        assertThat(failed.sequence()).isGreaterThan(ran.sequence());
+    }
+
+    /** A fire that comes due while the job is paused is kept as skipped, with the reason PAUSED. */
+    @Test
+    void shouldKeepFiresSkippedWhilePaused() {
+        AtomicInteger calls = new AtomicInteger();
+        scheduler.scheduleAtFixedRate(calls::incrementAndGet, ORIGIN.plusSeconds(10), Duration.ofSeconds(10));
+        TrackedJob job = onlyJob();
+        job.pause();
+
+        ticker.advance(10, TimeUnit.SECONDS);
+        awaitFates(job, 1);
+
+        JobFate skipped = job.fates().get(0);
+        assertThat(skipped.outcome()).isEqualTo(Outcome.SKIPPED);
+        assertThat(skipped.skipReason()).isEqualTo(SkipReason.PAUSED);
+        assertThat(skipped.fireAt()).isEqualTo(ORIGIN.plusSeconds(10));
+        assertThat(skipped.startedAt()).isNull();
+        assertThat(calls).hasValue(0);
+    }
+
+    /**
+     * A fire that came due while the scheduler was stopped, and whose wait the shutdown interrupted,
+     * is kept as skipped, with the reason STOPPING.
+     */
+    @Test
+    void shouldKeepFiresSkippedWhileStopping() {
+        AtomicInteger calls = new AtomicInteger();
+        scheduler.scheduleAtFixedRate(calls::incrementAndGet, ORIGIN.plusSeconds(10), Duration.ofSeconds(10));
+        TrackedJob job = onlyJob();
+        scheduler.stop();
+        ticker.advance(10, TimeUnit.SECONDS);
+        await().atMost(TestDelays.LONG)
+                .until(() -> scheduler.getScheduledExecutor().getActiveCount() == 1);
+
+        scheduler.getScheduledExecutor().shutdownNow();
+        awaitFates(job, 1);
+
+        JobFate skipped = job.fates().get(0);
+        assertThat(skipped.outcome()).isEqualTo(Outcome.SKIPPED);
+        assertThat(skipped.skipReason()).isEqualTo(SkipReason.STOPPING);
+        assertThat(calls).hasValue(0);
+    }
+
+    /** The fates kept per job are bounded: the oldest give way, the latest come first. */
+    @Test
+    void shouldKeepOnlyTheLatestFates() {
+        JobFates fates = new JobFates(3);
+        for (int i = 0; i < 5; i++) {
+            fates.skipped(ORIGIN.plusSeconds(i), SkipReason.PAUSED);
+        }
+        assertThat(fates.latestFirst())
+                .extracting(JobFate::fireAt)
+                .containsExactly(ORIGIN.plusSeconds(4), ORIGIN.plusSeconds(3), ORIGIN.plusSeconds(2));
+    }
+
+    /** A failure's summary and stack trace are cut to their stated bounds. */
+    @Test
+    void shouldBoundErrorAndStackTrace() {
+        Exception deep = new Exception("x".repeat(2 * JobFate.ERROR_LENGTH));
+        assertThat(JobFates.errorSummary(deep)).hasSize(JobFate.ERROR_LENGTH).endsWith("…");
+        assertThat(JobFates.stackTrace(deep)).hasSizeLessThanOrEqualTo(JobFate.STACK_TRACE_LENGTH);
+    }
+}
