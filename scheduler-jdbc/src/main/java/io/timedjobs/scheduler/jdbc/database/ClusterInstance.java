@@ -2,9 +2,6 @@ package io.timedjobs.scheduler.jdbc.database;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.sql.Array;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -50,8 +47,8 @@ public final class ClusterInstance {
     private final Sleeper sleeper;
     private final List<Runnable> startActions = new CopyOnWriteArrayList<>();
 
-    /** Who hears the live instances each beat reads, or null for none; see {@link #watchLiveInstances}. */
-    private volatile @Nullable Consumer<List<String>> liveWatcher;
+    /** The read of the live instances each beat may carry; see {@link #watchLiveInstances}. */
+    private final LiveInstancesRead live;
 
     /** Whether the row under this name was written by this object (and not removed since). */
     private volatile boolean ownsRow;
@@ -95,6 +92,7 @@ public final class ClusterInstance {
             throw new IllegalArgumentException("timed-jobs.cluster.lease must be positive, was " + lease);
         }
         this.lease = lease;
+        this.live = new LiveInstancesRead(sql.liveNamesColumn(), lease);
     }
 
     private static String checkName(String name) {
@@ -311,7 +309,7 @@ public final class ClusterInstance {
             beat();
             return false;
         }
-        BeatRide carried = withLiveNames(ride);
+        BeatRide carried = live.added(ride);
         String carrying = carried == null
                 ? null
                 : dialect.returningNowWith(sql.heartbeat().sql(), carried.columns());
@@ -339,7 +337,7 @@ public final class ClusterInstance {
      * heartbeat starts.
      */
     public void watchLiveInstances(Consumer<List<String>> watcher) {
-        liveWatcher = Objects.requireNonNull(watcher, "watcher");
+        live.watch(watcher);
     }
 
     /**
@@ -347,48 +345,9 @@ public final class ClusterInstance {
      * (PostgreSQL: {@link JdbcDialect#returningNowWith} and {@link JdbcDialect#arrayOf}).
      */
     public boolean readsLiveInstances() {
-        return liveWatcher != null
-                && sql.liveNamesColumn() != null
+        return live.watched()
                 && sql.heartbeatReturningNow() != null
                 && dialect.returningNowWith(sql.heartbeat().sql(), "1") != null;
-    }
-
-    /** {@code ride} with the read of the live instances added, where one is watched and can be carried. */
-    private @Nullable BeatRide withLiveNames(@Nullable BeatRide ride) {
-        Consumer<List<String>> watcher = liveWatcher;
-        String column = sql.liveNamesColumn();
-        if (watcher == null || column == null) {
-            return ride;
-        }
-        long minusLease = -lease.toMillis();
-        BeatRide.Reader live = (row, databaseTime) -> watcher.accept(liveNames(row));
-        if (ride == null) {
-            return new BeatRide(column, List.of(minusLease), live);
-        }
-        List<Object> binds = new ArrayList<>(ride.binds());
-        binds.add(minusLease);
-        return new BeatRide(ride.columns() + ", " + column, binds, (row, databaseTime) -> {
-            ride.reader().read(row, databaseTime);
-            live.read(row, databaseTime);
-        });
-    }
-
-    private static List<String> liveNames(ResultSet row) throws SQLException {
-        Array array = row.getArray(InstanceSql.LIVE_COLUMN);
-        if (array == null) {
-            return List.of();
-        }
-        try {
-            List<String> names = new ArrayList<>();
-            for (Object value : (Object[]) array.getArray()) {
-                if (value != null) {
-                    names.add(value.toString());
-                }
-            }
-            return names;
-        } finally {
-            array.free();
-        }
     }
 
     /** Removes the rows of instances dead for {@link LeaseRule#pruneAfter} (ten leases); returns how many. */

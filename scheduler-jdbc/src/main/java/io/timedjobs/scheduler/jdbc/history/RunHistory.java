@@ -23,7 +23,6 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -98,10 +97,9 @@ public final class RunHistory {
         this.jdbc = database.jdbc();
         // the application's data source as is: joins a handler's completion transaction
         this.joined = new JdbcTemplate(database.dataSource());
-        // the bounded data source of database.jdbc(), so that release and record share a connection; at
-        // READ COMMITTED, so that the rows a group of completions locks take no gap locks (MariaDB)
+        // the scheduler's bounded data source, the one of database.jdbc(): release and record share a
+        // connection. At the session's isolation: setting another would cost statements each time.
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));
-        this.transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
         this.skips = new SkipRecords(jdbc, dialect, sql, this::record);
         this.reads = new HistoryReads(jdbc, dialect, sql, this::record);
     }

@@ -179,6 +179,32 @@ class SchemaUpgradeTest {
     }
 
     /** Every version from 1 to the current one, in order. */
+    /**
+     * With {@code initialize-schema=never}, tables left at version 5 (a migration tool given the
+     * scripts up to V5 only) fail start-up naming a column of version 6, instead of starting with a
+     * history that cannot record a fire's fate.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldRefuseTablesLeftAtVersion5WhenNeverInitializing(TestDatabases.Kind kind) throws Exception {
+        DataSource dataSource = kind.newDatabase();
+        ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
+        SchemaMigration migration = new SchemaMigration(database.dialect(), database.tables());
+        try (Connection connection = dataSource.getConnection()) {
+            for (String script : SchemaMigration.SCRIPTS.subList(0, 5)) {
+                ScriptUtils.executeSqlScript(
+                        connection,
+                        new ByteArrayResource(migration.script(script).getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+        SchemaInitializer initializer = new SchemaInitializer(dataSource, database.dialect(), database.tables());
+
+        org.assertj.core.api.Assertions.assertThatIllegalStateException()
+                .isThrownBy(() -> initializer.initialize(SchemaInitializer.Mode.NEVER))
+                .withMessageContaining("timed_jobs_run_history")
+                .withMessageContaining("skip_reason");
+    }
+
     private static List<Integer> allVersions() {
         return IntStream.rangeClosed(1, SchemaMigration.CURRENT).boxed().toList();
     }
