@@ -263,6 +263,20 @@ public class JobSql {
     }
 
     /**
+     * Claims a fire for a skip (the job paused): its record, as {@link #recordFire()} writes one but
+     * whatever the job's row says; insert-if-absent, so that of a skip and a run of one fire only
+     * the first to write it stands.
+     */
+    Statement claimFire() {
+        return Statement.of(
+                "INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at) VALUES (" + jobNameParameter
+                        + ", " + instantParameter + ", " + instanceParameter + ", " + now + ")",
+                "job",
+                "fire",
+                "instance");
+    }
+
+    /**
      * {@link #recordFire()} folded with the read of the job's row that tells a loser why it lost, in
      * one statement, announcing a recorded fire in the same statement when {@code announce}
      * (delivered at its commit; see {@link FireNotices}); null here, the portable answer: the store

@@ -194,6 +194,14 @@ public final class JobStore {
     }
 
     /**
+     * Claims the fire (job, nominal instant) for a skip, paused or not: returns whether this instance
+     * wrote its record, true for one caller per fire, ever; false when a run or another skip has it.
+     */
+    boolean claimFire(String job, Instant fireAt) {
+        return dialect.insertIfAbsent(jdbc, sql.claimFire().sql(), job, dialect.bind(fireAt), instance.name()) == 1;
+    }
+
+    /**
      * What {@link #recordFireOrRead} found: whether this instance recorded the fire and, when it did
      * not and the database told in the same statement, the job's definition and pause as that
      * statement saw them ({@code known} false when the dialect cannot fold the read: the caller

@@ -68,7 +68,8 @@ abstract class RecordedFireJob extends ClusteredJob {
             if (!attempt.recorded() || lease == null) {
                 SkipReason why = attempt.known() ? whyNotRecorded(fire, attempt) : whyNotRecorded(fire);
                 stats.skipped(name, why);
-                if (why == SkipReason.PAUSED) {
+                if (why == SkipReason.PAUSED && store.claimFire(name, fire)) {
+                    // claimed, so that an instance that finds the job resumed cannot run it after
                     fates.skipped(fire, io.timedjobs.scheduler.jdbc.history.SkipReason.PAUSED);
                 } else if (why == SkipReason.SUPERSEDED) {
                     fates.superseded(fire);

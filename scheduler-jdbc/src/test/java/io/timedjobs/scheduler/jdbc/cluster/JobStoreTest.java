@@ -71,6 +71,41 @@ class JobStoreTest {
                 .isEqualTo(2);
     }
 
+    /**
+     * A fire skipped while the job is paused is claimed, so an instance that finds the job resumed
+     * a moment later cannot run it; and a fire already run cannot then be claimed as skipped: of a
+     * skip and a run of one fire, the first written stands, in either order.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldLetOnlyOneOfASkipAndARunHaveAFire(TestDatabases.Kind kind) {
+        Fixture f = fixture(kind);
+        Instant fire = now(f).truncatedTo(ChronoUnit.SECONDS);
+        f.a().definitions().register("job", CRON, null, null);
+
+        f.a().setPaused("job", true);
+        assertThat(f.a().recordFireAndLease("job", CRON.key(), fire, HORIZON, LONG)
+                        .attempt()
+                        .recorded())
+                .as("paused: not recorded")
+                .isFalse();
+        assertThat(f.a().claimFire("job", fire)).as("a claims the paused fire").isTrue();
+        f.a().setPaused("job", false);
+        assertThat(f.b().recordFireAndLease("job", CRON.key(), fire, HORIZON, LONG)
+                        .attempt()
+                        .recorded())
+                .as("resumed, but the fire was claimed as skipped")
+                .isFalse();
+        assertThat(f.b().claimFire("job", fire)).isFalse();
+
+        Instant next = fire.plusSeconds(1);
+        assertThat(f.b().recordFireAndLease("job", CRON.key(), next, HORIZON, LONG)
+                        .attempt()
+                        .recorded())
+                .isTrue();
+        assertThat(f.a().claimFire("job", next)).as("run already: no skip").isFalse();
+    }
+
     /** The run lease is exclusive, released by its holder, and taken over once expired or its holder is dead. */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)
