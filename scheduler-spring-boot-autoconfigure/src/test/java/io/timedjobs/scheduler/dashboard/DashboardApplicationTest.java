@@ -111,7 +111,10 @@ class DashboardApplicationTest {
         assertThat(get("/actuator/timedjobs").body()).contains("\"name\":\"nightly.clean\"");
     }
 
-    /** A bad parameter answers 400 with a message naming it, on the endpoint and beside the page. */
+    /**
+     * A bad parameter answers 400 with a message naming it, on the endpoint and beside the page; a
+     * read the endpoint does not have answers 404.
+     */
     @Test
     void shouldRefuseBadHistoryParametersWith400() throws Exception {
         for (String query : new String[] {"outcome=EXPLODED", "limit=0", "limit=ten", "from=yesterday", "cursor=Zed"}) {
@@ -125,7 +128,7 @@ class DashboardApplicationTest {
             }
         }
         HttpResponse<String> other = get("/actuator/timedjobs/elsewhere");
-        assertThat(other.statusCode()).isEqualTo(400);
+        assertThat(other.statusCode()).isEqualTo(404);
         assertThat(other.body()).contains("Unknown read 'elsewhere'");
     }
 
