@@ -93,7 +93,8 @@ final class LocalFates {
     private static boolean admits(HistorySearch search, JobFate fate) {
         Instant from = search.from();
         Instant to = search.to();
-        if ((from != null && fate.fireAt().isBefore(from))
+        // a range of skipped fires is in the window when any of its fires is
+        if ((from != null && fate.fireUntil().isBefore(from))
                 || (to != null && !fate.fireAt().isBefore(to))) {
             return false;
         }
@@ -133,7 +134,7 @@ final class LocalFates {
                 reason == null ? null : reason.name(),
                 false,
                 trace ? fate.stackTrace() : null,
-                fate.fireAt().toString(),
-                1);
+                fate.fireUntil().toString(),
+                fate.fires());
     }
 }
