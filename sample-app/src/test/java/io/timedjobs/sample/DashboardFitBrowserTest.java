@@ -55,8 +55,9 @@ class DashboardFitBrowserTest {
             + " && document.querySelector('.tl-row[data-job=\"sampleJobs.heartbeat\"] .mark.skip') !== null";
 
     /**
-     * Widths, marks, job rows whose recent lateness has no point drawn, and whether a skip opens with
-     * its reason once clicked (1), separated by spaces.
+     * Widths, marks, job rows whose recent lateness has no point drawn, history searches for every
+     * clustered job at once, searches naming a clustered job, and whether a skip opens with its
+     * reason once clicked (1), separated by spaces.
      */
     private static final String PROBE = "[document.documentElement.scrollWidth, document.documentElement.clientWidth,"
             + " document.querySelectorAll('#timeline .mark.run').length,"
@@ -64,6 +65,10 @@ class DashboardFitBrowserTest {
             + " document.querySelectorAll('#jobs tr[data-job]').length,"
             + " Array.from(document.querySelectorAll('#jobs tr[data-job]'))"
             + ".filter(row => !row.cells[5].querySelector('circle')).length,"
+            + " performance.getEntriesByType('resource').filter(e => e.name.includes('/history?')"
+            + " && !e.name.includes('job=')).length,"
+            + " performance.getEntriesByType('resource').filter(e => e.name.includes('/history?')"
+            + " && e.name.includes('job=') && !e.name.includes('job=sampleJobs.cleanup')).length,"
             + " (document.querySelector('#timeline .mark.skip').click(),"
             + " !document.getElementById('run-panel').hidden"
             + " && document.getElementById('run-facts').textContent.includes('skipped: paused') ? 1 : 0)].join(' ')";
@@ -97,7 +102,7 @@ class DashboardFitBrowserTest {
 
     /**
      * At 1,366 px nothing scrolls sideways, each job's lateness shows, the timeline has runs and
-     * skips, and a skip opens with its reason.
+     * skips from one search for all clustered jobs, and a skip opens with its reason.
      */
     @Test
     void shouldFitA1366PixelScreenWithRunsAndSkipsOnTheTimeline() throws Exception {
@@ -125,7 +130,7 @@ class DashboardFitBrowserTest {
         String probe = chromium.probe(url("/timed-jobs"), WIDTH, HEIGHT, READY, PROBE, LONG);
         long[] figures =
                 Arrays.stream(probe.split(" ")).mapToLong(Long::parseLong).toArray();
-        assertThat(figures).as("probe %s", probe).hasSize(7);
+        assertThat(figures).as("probe %s", probe).hasSize(9);
         assertThat(figures[1]).as("viewport width").isEqualTo(WIDTH);
         assertThat(figures[0])
                 .as("scroll width beside viewport width %s", figures[1])
@@ -134,7 +139,13 @@ class DashboardFitBrowserTest {
         assertThat(figures[3]).as("fires skipped while paused on the timeline").isPositive();
         assertThat(figures[4]).as("job rows").isEqualTo(4);
         assertThat(figures[5]).as("job rows whose recent lateness is empty").isZero();
-        assertThat(figures[6]).as("a skip clicked opens with its reason").isEqualTo(1);
+        assertThat(figures[6])
+                .as("history searches for every clustered job at once")
+                .isPositive();
+        assertThat(figures[7])
+                .as("history searches naming a clustered job (one search covers them all)")
+                .isZero();
+        assertThat(figures[8]).as("a skip clicked opens with its reason").isEqualTo(1);
 
         Path png = Path.of("target", "timed-jobs-1366.png");
         Files.deleteIfExists(png);

@@ -78,7 +78,10 @@ class Boot35ApplicationTest {
         assertThat(response.body()).contains("\"timedJobs\"").contains("\"queueDepth\"");
     }
 
-    /** Boot 3.5 maps the history search's optional parameters, and answers a bad one with 400. */
+    /**
+     * Boot 3.5 maps the history search's optional parameters, answers a bad one with 400 and a read
+     * the endpoint does not have with 404.
+     */
     @Test
     void shouldSearchHistoryOnBoot35() throws Exception {
         assertThat(jobs.bothRan.await(20, TimeUnit.SECONDS)).isTrue();
@@ -93,6 +96,9 @@ class Boot35ApplicationTest {
         HttpResponse<String> refused = get("/actuator/timedjobs/history?limit=0");
         assertThat(refused.statusCode()).isEqualTo(400);
         assertThat(refused.body()).contains("limit must be between 1 and 500");
+        HttpResponse<String> unknown = get("/actuator/timedjobs/elsewhere");
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(unknown.body()).contains("Unknown read 'elsewhere'");
         assertThat(get("/actuator/timedjobs").body())
                 .contains("\"name\":\"boot35ApplicationTest.JobsApplication.cleanup\"");
     }

@@ -113,12 +113,12 @@ public final class JdbcClusterReport implements ClusterReport {
                 timelines.put(
                         job,
                         runs.find(RunHistoryQuery.all().job(job).limit(TIMELINE_LISTED)).stream()
-                                .map(JdbcHistorySearch::view)
+                                .map(run -> JdbcHistorySearch.view(run, false))
                                 .toList());
             }
         }
         List<RunView> failures = runs.find(RunHistoryQuery.all().failures().limit(FAILURES_LISTED)).stream()
-                .map(JdbcHistorySearch::view)
+                .map(run -> JdbcHistorySearch.view(run, false))
                 .toList();
         return new HistoryView(timelines, failures);
     }

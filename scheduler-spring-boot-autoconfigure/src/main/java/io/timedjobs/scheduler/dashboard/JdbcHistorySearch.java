@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
  * one query per page ({@link RunHistory#page}), two for the fate at an instant ({@link
  * RunHistory#fateAt}). The time window is over nominal fires, as for local jobs. The cursor is
  * {@code C} and the history's own cursor (a record's id): later pages hold records written earlier.
+ * A page leaves stack traces out; the fate at an instant ({@code at}) carries its own.
  */
 final class JdbcHistorySearch {
 
@@ -64,7 +65,7 @@ final class JdbcHistorySearch {
         Long next = page.nextCursor();
         return new HistoryPage(
                 SOURCE,
-                page.records().stream().map(JdbcHistorySearch::view).toList(),
+                page.records().stream().map(run -> view(run, false)).toList(),
                 next == null ? null : "C" + next);
     }
 
@@ -72,11 +73,11 @@ final class JdbcHistorySearch {
     private static List<RunView> fate(FireFate fate) {
         List<RunView> out = new ArrayList<>();
         if (fate.after() != null) {
-            out.add(view(fate.after()));
+            out.add(view(fate.after(), true));
         }
-        fate.covering().forEach(record -> out.add(view(record)));
+        fate.covering().forEach(record -> out.add(view(record, true)));
         if (fate.before() != null) {
-            out.add(view(fate.before()));
+            out.add(view(fate.before(), true));
         }
         return out;
     }
@@ -99,7 +100,7 @@ final class JdbcHistorySearch {
                 "cursor '" + cursor + "' is not one this endpoint gave for the run history; start without one");
     }
 
-    static RunView view(RunRecord run) {
+    static RunView view(RunRecord run, boolean trace) {
         SkipReason reason = run.skipReason();
         return new RunView(
                 run.kind().name(),
@@ -114,7 +115,7 @@ final class JdbcHistorySearch {
                 run.error(),
                 reason == null ? null : reason.name(),
                 run.catchUp(),
-                run.stackTrace(),
+                trace ? run.stackTrace() : null,
                 Objects.requireNonNull(run.fireUntil()).toString(),
                 run.fires());
     }

@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Stateless, any thread: answers a {@link HistorySearch} from the fates local jobs keep in memory
  * ({@link TrackedJob#fates()}), on this instance only. The cursor is {@code L} and the sequence of
- * the last fate of the page before: later pages hold older fates.
+ * the last fate of the page before: later pages hold older fates. A page leaves stack traces out;
+ * the fate at an instant ({@code at}) carries its own.
  */
 final class LocalFates {
 
@@ -60,7 +61,7 @@ final class LocalFates {
                 more = true;
                 break;
             }
-            page.add(view(names.get(i), instance, fate));
+            page.add(view(names.get(i), instance, fate, false));
             last = fate.sequence();
         }
         return new HistoryPage(SOURCE, page, more ? "L" + last : null);
@@ -81,10 +82,10 @@ final class LocalFates {
         }
         List<RunView> out = new ArrayList<>(2);
         if (after != null) {
-            out.add(view(names.get(after), instance, fates.get(after)));
+            out.add(view(names.get(after), instance, fates.get(after), true));
         }
         if (before != null) {
-            out.add(view(names.get(before), instance, fates.get(before)));
+            out.add(view(names.get(before), instance, fates.get(before), true));
         }
         return out;
     }
@@ -92,7 +93,8 @@ final class LocalFates {
     private static boolean admits(HistorySearch search, JobFate fate) {
         Instant from = search.from();
         Instant to = search.to();
-        if ((from != null && fate.fireAt().isBefore(from))
+        // a range of skipped fires is in the window when any of its fires is
+        if ((from != null && fate.fireUntil().isBefore(from))
                 || (to != null && !fate.fireAt().isBefore(to))) {
             return false;
         }
@@ -115,7 +117,7 @@ final class LocalFates {
                 "cursor '" + cursor + "' is not one this endpoint gave for a local job's fates; start without one");
     }
 
-    static RunView view(String job, String instance, JobFate fate) {
+    static RunView view(String job, String instance, JobFate fate, boolean trace) {
         Instant started = fate.startedAt();
         JobFate.SkipReason reason = fate.skipReason();
         return new RunView(
@@ -131,8 +133,8 @@ final class LocalFates {
                 fate.error(),
                 reason == null ? null : reason.name(),
                 false,
-                fate.stackTrace(),
-                fate.fireAt().toString(),
-                1);
+                trace ? fate.stackTrace() : null,
+                fate.fireUntil().toString(),
+                fate.fires());
     }
 }

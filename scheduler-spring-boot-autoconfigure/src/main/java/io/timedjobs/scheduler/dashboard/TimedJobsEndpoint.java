@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.dashboard;
 
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -17,7 +18,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  *   <li>{@code GET /actuator/timedjobs}: the {@link TimedJobsView};
  *   <li>{@code GET /actuator/timedjobs/history?job=&task=&instance=&outcome=&reason=&from=&to=&at=&limit=&cursor=}:
  *       a page of the fates of fires (a {@link HistorySearch}), every parameter optional; a bad
- *       one is refused with status 400 and a message naming it;
+ *       one is refused with status 400 and a message naming it, any other read than {@code
+ *       history} with 404;
  *   <li>{@code POST /actuator/timedjobs/{job}} with {@code {"action": "run" | "pause" | "resume"}};
  *       a clustered job is paused and resumed on every instance;
  *   <li>{@code POST /actuator/timedjobs/{handler}/{key}} with {@code {"action": "retry"}}: a
@@ -66,7 +68,11 @@ public class TimedJobsEndpoint {
             @org.springframework.lang.Nullable String limit,
             @org.springframework.lang.Nullable String cursor) {
         if (!HISTORY.equals(search)) {
-            return refusal("Unknown read '" + search + "'; GET /actuator/timedjobs or /actuator/timedjobs/" + HISTORY);
+            return new WebEndpointResponse<>(
+                    Map.of(
+                            "error",
+                            "Unknown read '" + search + "'; GET /actuator/timedjobs or /actuator/timedjobs/" + HISTORY),
+                    WebEndpointResponse.STATUS_NOT_FOUND);
         }
         try {
             return new WebEndpointResponse<>(report.search(
@@ -76,9 +82,11 @@ public class TimedJobsEndpoint {
         }
     }
 
-    /** A refused read: status 400 and a body that says why. */
-    static WebEndpointResponse<Object> refusal(String message) {
-        return new WebEndpointResponse<>(Map.of("error", message), WebEndpointResponse.STATUS_BAD_REQUEST);
+    /** A refused read: status 400 and a body that says why, or that no reason was given. */
+    static WebEndpointResponse<Object> refusal(@Nullable String message) {
+        return new WebEndpointResponse<>(
+                Map.of("error", message == null ? "Bad request (no reason given)" : message),
+                WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     /** Runs a job now, or pauses or resumes it. */

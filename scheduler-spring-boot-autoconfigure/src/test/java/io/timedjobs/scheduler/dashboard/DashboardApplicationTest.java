@@ -89,7 +89,10 @@ class DashboardApplicationTest {
         assertThat(cancel.body()).contains("\"done\":false");
     }
 
-    /** The history search answers over HTTP with every parameter optional, a local job's failure with its stack trace. */
+    /**
+     * The history search answers over HTTP with every parameter optional, a local job's failure
+     * without its stack trace in a page and with it at its fire.
+     */
     @Test
     void shouldSearchHistoryOverHttp() throws Exception {
         await().atMost(TestDelays.LONG)
@@ -101,6 +104,12 @@ class DashboardApplicationTest {
         assertThat(failed.body())
                 .contains("\"source\":\"LOCAL\"")
                 .contains("java.lang.IllegalStateException: no disk")
+                .doesNotContain("\"stackTrace\":\"java.lang.IllegalStateException");
+        java.util.regex.Matcher fire =
+                java.util.regex.Pattern.compile("\"fireAt\":\"([^\"]+)\"").matcher(failed.body());
+        assertThat(fire.find()).isTrue();
+        assertThat(get("/actuator/timedjobs/history?job=flaky.check&at=" + fire.group(1))
+                        .body())
                 .contains("\"stackTrace\":\"java.lang.IllegalStateException: no disk")
                 .contains("at io.timedjobs.scheduler.dashboard.DashboardApplicationTest$Flaky.check");
 
@@ -111,7 +120,10 @@ class DashboardApplicationTest {
         assertThat(get("/actuator/timedjobs").body()).contains("\"name\":\"nightly.clean\"");
     }
 
-    /** A bad parameter answers 400 with a message naming it, on the endpoint and beside the page. */
+    /**
+     * A bad parameter answers 400 with a message naming it, on the endpoint and beside the page; a
+     * read the endpoint does not have answers 404.
+     */
     @Test
     void shouldRefuseBadHistoryParametersWith400() throws Exception {
         for (String query : new String[] {"outcome=EXPLODED", "limit=0", "limit=ten", "from=yesterday", "cursor=Zed"}) {
@@ -125,7 +137,7 @@ class DashboardApplicationTest {
             }
         }
         HttpResponse<String> other = get("/actuator/timedjobs/elsewhere");
-        assertThat(other.statusCode()).isEqualTo(400);
+        assertThat(other.statusCode()).isEqualTo(404);
         assertThat(other.body()).contains("Unknown read 'elsewhere'");
     }
 

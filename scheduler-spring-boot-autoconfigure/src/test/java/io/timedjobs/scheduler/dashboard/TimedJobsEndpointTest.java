@@ -105,6 +105,14 @@ class TimedJobsEndpointTest {
         });
     }
 
+    /** A read refused for a reason without a message still answers 400 with a body that says so. */
+    @Test
+    void shouldRefuseWithoutAMessageAs400() {
+        var refused = TimedJobsEndpoint.refusal(null);
+        assertThat(refused.getStatus()).isEqualTo(400);
+        assertThat(refused.getBody()).isEqualTo(java.util.Map.of("error", "Bad request (no reason given)"));
+    }
+
     /** Every write whose target does not exist is refused with a message that says so. */
     @Test
     void shouldRefuseMissingTargetsWithClearMessage() {

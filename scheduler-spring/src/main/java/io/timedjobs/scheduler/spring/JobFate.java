@@ -9,7 +9,10 @@ import org.jspecify.annotations.Nullable;
  *
  * @param sequence increasing in the order this scheduler recorded its fates, across all jobs
  * @param fireAt the fire's nominal instant: when the run was due (its start less its lateness), or
- *     when a skipped fire came due
+ *     when a skipped fire came due (the first of a range of skipped fires)
+ * @param fireUntil the last fire a skip covers: consecutive fires skipped for one reason make one
+ *     fate, so a long pause keeps the runs before it; {@code fireAt} for a run
+ * @param fires how many fires the fate covers: 1 for a run, 1 or more for a skip
  * @param startedAt when the run started; null for a skip
  * @param durationNanos how long the run took; 0 for a skip
  * @param outcome how the fire ended
@@ -22,6 +25,8 @@ import org.jspecify.annotations.Nullable;
 public record JobFate(
         long sequence,
         Instant fireAt,
+        Instant fireUntil,
+        long fires,
         @Nullable Instant startedAt,
         long durationNanos,
         Outcome outcome,

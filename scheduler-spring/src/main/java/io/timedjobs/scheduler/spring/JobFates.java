@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * Not thread-safe: guarded by the monitor of the {@link TrackedJob} that owns it. The fates of a
  * job's latest fires on this instance, in a ring of fixed size, so memory stays bounded whatever
  * the number of fires: at most {@code size} fates, each with at most {@value
- * JobFate#STACK_TRACE_LENGTH} characters of stack trace.
+ * JobFate#STACK_TRACE_LENGTH} characters of stack trace. Consecutive fires skipped for one reason
+ * extend one fate (a range with its count), so a pause of any length takes one place in the ring.
  */
 final class JobFates {
 
@@ -37,6 +38,8 @@ final class JobFates {
         add(new JobFate(
                 SEQUENCE.incrementAndGet(),
                 fireAt,
+                fireAt,
+                1,
                 startedAt,
                 durationNanos,
                 failure == null ? Outcome.SUCCEEDED : Outcome.FAILED,
@@ -45,8 +48,25 @@ final class JobFates {
                 failure == null ? null : stackTrace(failure)));
     }
 
+    /** Records a skipped fire: the latest fate grows by one fire when it is a skip for this reason. */
     void skipped(Instant fireAt, SkipReason reason) {
-        add(new JobFate(SEQUENCE.incrementAndGet(), fireAt, null, 0L, Outcome.SKIPPED, reason, null, null));
+        JobFate last = count == 0 ? null : ring[(int) ((count - 1) % ring.length)];
+        if (last != null && last.skipReason() == reason && !fireAt.isBefore(last.fireUntil())) {
+            // keeps its sequence: a cursor that paged past it stays valid
+            ring[(int) ((count - 1) % ring.length)] = new JobFate(
+                    last.sequence(),
+                    last.fireAt(),
+                    fireAt,
+                    last.fires() + 1,
+                    null,
+                    0L,
+                    Outcome.SKIPPED,
+                    reason,
+                    null,
+                    null);
+            return;
+        }
+        add(new JobFate(SEQUENCE.incrementAndGet(), fireAt, fireAt, 1, null, 0L, Outcome.SKIPPED, reason, null, null));
     }
 
     private void add(JobFate fate) {

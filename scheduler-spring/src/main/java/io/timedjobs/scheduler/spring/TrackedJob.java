@@ -3,7 +3,9 @@ package io.timedjobs.scheduler.spring;
 import io.timedjobs.scheduler.ExecutionListener.Outcome;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -35,8 +37,8 @@ public final class TrackedJob {
 
     private volatile boolean paused;
 
-    // Guarded by this. Runs of one job never overlap, so this monitor is never contended by
-    // workers; it gives readers a consistent view.
+    // Guarded by this. Scheduled runs of one job never overlap (a run now may overlap one), so
+    // this monitor is hardly contended by workers; it gives readers a consistent view.
     private final LatenessWindow window = new LatenessWindow();
     private long runs;
     private long failures;
@@ -45,8 +47,11 @@ public final class TrackedJob {
     private @Nullable Outcome lastOutcome;
     private final JobFates fates = new JobFates(FATES_KEPT);
 
-    /** What the current run threw, from its worker, until {@link #record} reads it. */
-    private @Nullable Throwable pendingFailure;
+    /**
+     * What each current run threw, by the worker that runs it, until {@link #record} reads it: a
+     * run now may overlap a scheduled run, and each keeps its own failure.
+     */
+    private final Map<Thread, Throwable> pendingFailures = new HashMap<>(2);
 
     TrackedJob(
             String name,
@@ -124,8 +129,8 @@ public final class TrackedJob {
         lastRunEpochMillis = clock.millis() - TimeUnit.NANOSECONDS.toMillis(durationNanos);
         window.add(latenessNanos);
         Instant started = Instant.ofEpochMilli(lastRunEpochMillis);
-        Throwable failure = outcome == Outcome.FAILED ? pendingFailure : null;
-        pendingFailure = null;
+        Throwable pending = pendingFailures.remove(Thread.currentThread());
+        Throwable failure = outcome == Outcome.FAILED ? pending : null;
         if (outcome == Outcome.FAILED && failure == null) {
             failure = new IllegalStateException("The run failed; its exception did not reach the job's record");
         }
@@ -134,12 +139,20 @@ public final class TrackedJob {
 
     /** Keeps what a run threw for its fate; called by the worker that ran it, before {@link #record}. */
     synchronized void failed(Throwable failure) {
-        pendingFailure = failure;
+        pendingFailures.put(Thread.currentThread(), failure);
     }
 
-    /** Records a fire that came due and did not run; called by the worker that skipped it. */
+    /**
+     * Records a fire that came due and did not run; called by the worker that skipped it, before
+     * the engine computes the next fire. The nominal fire is read from the job's schedule (the
+     * engine's task still holds the due time of the fire at hand); the clock's now for work that
+     * was not the scheduled fire (a run now).
+     */
     synchronized void skipped(JobFate.SkipReason reason) {
-        fates.skipped(clock.instant(), reason);
+        Instant now = clock.instant();
+        ScheduledFuture<?> f = future;
+        long dueInNanos = f == null ? 0L : f.getDelay(TimeUnit.NANOSECONDS);
+        fates.skipped(dueInNanos < 0 ? now.plusNanos(dueInNanos) : now, reason);
     }
 
     /** Returns the fates of the job's latest fires here, latest first, at most {@value #FATES_KEPT}. */

@@ -127,11 +127,69 @@ class JobFatesTest {
     void shouldKeepOnlyTheLatestFates() {
         JobFates fates = new JobFates(3);
         for (int i = 0; i < 5; i++) {
-            fates.skipped(ORIGIN.plusSeconds(i), SkipReason.PAUSED);
+            fates.skipped(ORIGIN.plusSeconds(i), i % 2 == 0 ? SkipReason.PAUSED : SkipReason.STOPPING);
         }
         assertThat(fates.latestFirst())
                 .extracting(JobFate::fireAt)
                 .containsExactly(ORIGIN.plusSeconds(4), ORIGIN.plusSeconds(3), ORIGIN.plusSeconds(2));
+    }
+
+    /**
+     * Consecutive fires skipped for one reason make one fate with their range and count, so a long
+     * pause keeps the run before it.
+     */
+    @Test
+    void shouldCoalesceConsecutiveSkipsOfOneReason() {
+        JobFates fates = new JobFates(3);
+        fates.ran(ORIGIN, ORIGIN, 1_000L, new IllegalStateException("disk full"));
+        for (int i = 1; i <= 300; i++) {
+            fates.skipped(ORIGIN.plusSeconds(i), SkipReason.PAUSED);
+        }
+        fates.skipped(ORIGIN.plusSeconds(301), SkipReason.STOPPING);
+
+        assertThat(fates.latestFirst())
+                .extracting(JobFate::skipReason, JobFate::fireAt, JobFate::fireUntil, JobFate::fires)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(
+                                SkipReason.STOPPING, ORIGIN.plusSeconds(301), ORIGIN.plusSeconds(301), 1L),
+                        org.assertj.core.groups.Tuple.tuple(
+                                SkipReason.PAUSED, ORIGIN.plusSeconds(1), ORIGIN.plusSeconds(300), 300L),
+                        org.assertj.core.groups.Tuple.tuple(null, ORIGIN, ORIGIN, 1L));
+        assertThat(fates.latestFirst().get(2).error()).isEqualTo("java.lang.IllegalStateException: disk full");
+    }
+
+    /** A fire skipped while paused is kept at its nominal fire, not at the moment a worker reached it. */
+    @Test
+    void shouldKeepASkipAtItsNominalFire() {
+        scheduler.scheduleAtFixedRate(() -> {}, ORIGIN.plusSeconds(10), Duration.ofSeconds(10));
+        TrackedJob job = onlyJob();
+        job.pause();
+
+        ticker.advance(13, TimeUnit.SECONDS);
+        awaitFates(job, 1);
+
+        assertThat(job.fates().get(0).fireAt()).isEqualTo(ORIGIN.plusSeconds(10));
+    }
+
+    /** Two runs of one job that overlap (a run now during a scheduled run) keep their own failures. */
+    @Test
+    void shouldKeepEachOverlappingRunsOwnFailure() throws Exception {
+        TrackedJob job = new TrackedJob("overlap", "fixed rate", false, false, () -> {}, java.time.Clock.systemUTC());
+        java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            other.submit(() -> job.failed(new IllegalStateException("scheduled run")))
+                    .get(TestDelays.LONG.toMillis(), TimeUnit.MILLISECONDS);
+            job.failed(new IllegalStateException("run now"));
+            job.record(0L, 1_000L, io.timedjobs.scheduler.ExecutionListener.Outcome.FAILED);
+            other.submit(() -> job.record(0L, 1_000L, io.timedjobs.scheduler.ExecutionListener.Outcome.FAILED))
+                    .get(TestDelays.LONG.toMillis(), TimeUnit.MILLISECONDS);
+        } finally {
+            other.shutdownNow();
+        }
+        assertThat(job.fates())
+                .extracting(JobFate::error)
+                .containsExactly(
+                        "java.lang.IllegalStateException: scheduled run", "java.lang.IllegalStateException: run now");
     }
 
     /** A failure's summary and stack trace are cut to their stated bounds. */
