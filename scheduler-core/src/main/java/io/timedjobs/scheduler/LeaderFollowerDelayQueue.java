@@ -207,27 +207,15 @@ final class LeaderFollowerDelayQueue {
             return false;
         }
         // The push comes first and the look at the plan second: see WakePlan.
-        boolean drain = plan.mustDrainNow(attention);
-        // One branch for both rare cases, taken from the start (no plan is in force before the
-        // first leader sleeps): a branch on the nudge alone is never taken until a stripe is
-        // NUDGE_DEPTH deep, and the compiled offer would then be thrown away the first time it is.
-        int nudge = ((depth & (NUDGE_DEPTH - 1)) - 1) >>> 31; // 1 when depth is a multiple, else 0
-        if (((drain ? 1 : 0) | nudge) != 0) {
-            afterStage(drain);
-        }
-        return true;
-    }
-
-    /** Drains now if the plan asks for it, else nudges the leader to move a deep pile. */
-    private void afterStage(boolean drain) {
-        if (drain) {
+        if (plan.mustDrainNow(attention)) {
             drainNow(false);
-        } else {
+        } else if (depth % NUDGE_DEPTH == 0) {
             Thread leaderThread = plan.leaderThread();
             if (leaderThread != null) {
                 LockSupport.unpark(leaderThread); // let the leader move the pile into the queue
             }
         }
+        return true;
     }
 
     /**

@@ -61,12 +61,8 @@ final class WakePlan {
      * thread, after its push: see the class comment.
      */
     boolean mustDrainNow(long attention) {
-        boolean planned = inForce; // volatile read, LoadLoad: wakeAt is read after it
-        long before = (attention - wakeAt) >>> 63; // volatile read; 1 if attention comes first, else 0
-        // One branch, whose both ways every run takes early (no plan before the first leader
-        // sleeps), rather than a second one on the time that may be taken first long after the
-        // callers were compiled: that would have their compiled code thrown away.
-        return ((planned ? 0L : 1L) | before) != 0L;
+        return !inForce // volatile read, LoadLoad: wakeAt is read after it
+                || attention - wakeAt < 0; // volatile read
     }
 
     /** Returns the thread of the leader whose plan is in force, or null. Any thread; a volatile read. */
