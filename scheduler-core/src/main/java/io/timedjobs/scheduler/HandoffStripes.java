@@ -58,6 +58,27 @@ final class HandoffStripes {
      */
     int stage(ScheduledTask<?> task) {
         Stripe stripe = stripe();
+        // The common case first, on its own: a slot free in the newest chunk. Kept small, so that
+        // it is compiled early and inlined into offer; the rest is stageInNewChunk's.
+        Chunk c = stripe.staged; // volatile read: the chunk's fields are seen as published
+        if (c != null && c != CLOSED) {
+            int i = (int) CLAIMED.getAndAdd(c, 1); // atomic add: claims slot i
+            if (i < c.slots.length) {
+                task.queuePosition = QueuePosition.staged(c.base + i);
+                // NOTE: as in stageInNewChunk, which explains the fence.
+                VarHandle.releaseFence(); // StoreStore: queuePosition before the slot
+                c.slots[i] = task; // plain store, ordered by the fence above
+                return c.base + i + 1;
+            }
+        }
+        return stageInNewChunk(stripe, task);
+    }
+
+    /**
+     * The rest of {@link #stage}: no chunk yet, a full one, or closed stripes; also claims a slot in
+     * a chunk another thread of the stripe started meanwhile. Out of line.
+     */
+    private static int stageInNewChunk(Stripe stripe, ScheduledTask<?> task) {
         for (; ; ) {
             Chunk c = stripe.staged; // volatile read: the chunk's fields are seen as published
             if (c == CLOSED) {

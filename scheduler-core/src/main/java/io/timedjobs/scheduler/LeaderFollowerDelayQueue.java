@@ -167,23 +167,31 @@ final class LeaderFollowerDelayQueue {
     public boolean offer(ScheduledTask<?> task) {
         long attention = order.attentionTime(task.time); // its due time, or its bucket's move time
         if (plan.mustDrainNow(attention) && tryAcquire()) {
-            // Needs attention before the plan ends, and the lock is free: insert it directly. The
-            // stripes' tasks need none before the plan ends, so they are due after this one; with
-            // no plan they go first, for equal due times keep submission order.
-            try {
-                if (drainRequested || !plan.inForce()) { // volatile reads
-                    drainPending();
-                }
-                if (closed) { // volatile read
-                    return false;
-                }
-                insert(task);
-                return true;
-            } finally {
-                release();
-            }
+            return insertLocked(task);
         }
         return stage(task, attention);
+    }
+
+    /**
+     * The rest of {@link #offer} for a task that needs attention before the plan ends, with the
+     * lock taken for it: inserts it directly, and lets go. Out of line, so that offer, whose common
+     * path only stages, stays small enough to be compiled early and inlined whole.
+     */
+    private boolean insertLocked(ScheduledTask<?> task) {
+        // The stripes' tasks need no attention before the plan ends, so they are due after this
+        // one; with no plan they go first, for equal due times keep submission order.
+        try {
+            if (drainRequested || !plan.inForce()) { // volatile reads
+                drainPending();
+            }
+            if (closed) { // volatile read
+                return false;
+            }
+            insert(task);
+            return true;
+        } finally {
+            release();
+        }
     }
 
     /**
@@ -239,6 +247,14 @@ final class LeaderFollowerDelayQueue {
         if (QueuePosition.isStaged(p) && stripes.unstage(task, QueuePosition.stagedPosition(p))) {
             return; // the position is read once: a drain may change it at any moment
         }
+        removeQueued(task, p);
+    }
+
+    /**
+     * The rest of {@link #remove}, for a task not taken off its stripe: out of line, so that the
+     * common cancel (a timeout still on its producer's stripe) stays small.
+     */
+    private void removeQueued(ScheduledTask<?> task, int p) {
         if (QueuePosition.inBatch(p) && unbatch(task, p)) {
             return;
         }

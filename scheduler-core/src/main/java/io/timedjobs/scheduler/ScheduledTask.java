@@ -243,26 +243,44 @@ class ScheduledTask<V> extends TaskFuture implements RunnableScheduledFuture<V> 
 
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
+        if (mayInterruptIfRunning) {
+            return cancelInterrupting();
+        }
+        // cancel(false), the common case (every timeout cancelled): kept small, so that it is
+        // compiled early and inlined into its callers whole.
         int s;
         do {
             s = state;
             if (s != NEW && s != RUNNING) {
                 return false;
             }
-        } while (!STATE.compareAndSet(this, s, mayInterruptIfRunning ? INTERRUPTING : CANCELLED));
+        } while (!STATE.compareAndSet(this, s, CANCELLED));
+        payload = null;
+        finishCompletion();
+        pool().onCancel(this);
+        return true;
+    }
+
+    /** cancel(true): interrupts the worker running the task, if one is. */
+    private boolean cancelInterrupting() {
+        int s;
+        do {
+            s = state;
+            if (s != NEW && s != RUNNING) {
+                return false;
+            }
+        } while (!STATE.compareAndSet(this, s, INTERRUPTING));
         Owner pool = pool();
         try {
-            if (mayInterruptIfRunning) {
-                Thread runner = null;
-                try {
-                    if (s == RUNNING) {
-                        runner = pool.interruptWorkerRunning(this);
-                    }
-                } finally {
-                    STATE.setRelease(this, INTERRUPTED);
-                    if (runner != null) {
-                        LockSupport.unpark(runner); // it may wait in release() for this
-                    }
+            Thread runner = null;
+            try {
+                if (s == RUNNING) {
+                    runner = pool.interruptWorkerRunning(this);
+                }
+            } finally {
+                STATE.setRelease(this, INTERRUPTED);
+                if (runner != null) {
+                    LockSupport.unpark(runner); // it may wait in release() for this
                 }
             }
         } finally {

@@ -130,6 +130,14 @@ abstract class TaskFuture {
 
     /** Empties the waiters' stack, leaving the owner in its place, and wakes every waiter. */
     final void finishCompletion() {
+        // Mostly nobody waits: this stays a field read and a type check, small enough to inline.
+        if (ownerOrWaiters instanceof WaitNode) { // volatile read
+            wakeWaiters();
+        }
+    }
+
+    /** The rest of {@link #finishCompletion}, when threads wait; out of line. */
+    private void wakeWaiters() {
         for (Object o; (o = ownerOrWaiters) instanceof WaitNode first; ) {
             Object owner = ownerBelow(first.next);
             if (WAITERS.weakCompareAndSet(this, first, owner)) {

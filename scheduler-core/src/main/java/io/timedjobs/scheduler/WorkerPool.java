@@ -74,7 +74,11 @@ final class WorkerPool extends ScheduledTask.Owner {
     // Submission
 
     private long triggerTime(long delay, TimeUnit unit) {
-        return ScheduledTask.triggerTime(ticker.read(), unit.toNanos(delay));
+        // Nanoseconds tested here, where this call site's own profile sees them: TimeUnit's
+        // conversion is profiled over every caller in the JVM, and compiled code that inlined it
+        // for one unit is thrown away when another unit comes by.
+        long nanos = unit == TimeUnit.NANOSECONDS ? delay : unit.toNanos(delay);
+        return ScheduledTask.triggerTime(ticker.read(), nanos);
     }
 
     public ScheduledTask<?> schedule(Runnable command, long delay, TimeUnit unit) {
@@ -112,14 +116,19 @@ final class WorkerPool extends ScheduledTask.Owner {
 
     private <T extends ScheduledTask<?>> T submit(T task) {
         if (!queue.offer(task)) {
-            rejected.increment();
-            throw new RejectedExecutionException(
-                    "Task " + task + " rejected from " + this + ": the scheduler has been shut down");
+            throw reject(task);
         }
         if (!lifecycle.started) { // volatile read
             lifecycle.startWorkers(); // after the offer: the worker started early takes the task meanwhile
         }
         return task;
+    }
+
+    /** Counts a rejected task and returns the exception to throw; out of line, submit stays small. */
+    private RejectedExecutionException reject(ScheduledTask<?> task) {
+        rejected.increment();
+        return new RejectedExecutionException(
+                "Task " + task + " rejected from " + this + ": the scheduler has been shut down");
     }
 
     // ---------------------------------------------------------------------------------------------
