@@ -57,14 +57,17 @@ final class Fates {
     /** The fire did not run here for {@code reason}, noticed now with the database at hand. */
     void skipped(Instant fire, SkipReason reason) {
         if (recorded()) {
-            history()
-                    .recordSkip(
-                            SkippedFires.one(
-                                    job.name(),
-                                    fire,
-                                    reason,
-                                    job.context.store().instanceName()),
-                            step());
+            write(SkippedFires.one(job.name(), fire, reason, job.context.store().instanceName()), step());
+        }
+    }
+
+    /**
+     * Writes {@code skip}, unless an instance of a schema older than skip records is alive (it could
+     * not read them): then the skip is left out.
+     */
+    private void write(SkippedFires skip, @Nullable UnaryOperator<@Nullable Instant> step) {
+        if (job.context.store().skipGate().open()) {
+            history().recordSkip(skip, step);
         }
     }
 
@@ -170,16 +173,15 @@ final class Fates {
         downFirst = null;
         downLast = null;
         downFires = 0;
-        history()
-                .recordSkip(
-                        new SkippedFires(
-                                job.name(),
-                                first,
-                                last,
-                                fires,
-                                SkipReason.DATABASE_DOWN,
-                                job.context.store().instanceName()),
-                        step());
+        write(
+                new SkippedFires(
+                        job.name(),
+                        first,
+                        last,
+                        fires,
+                        SkipReason.DATABASE_DOWN,
+                        job.context.store().instanceName()),
+                step());
     }
 
     /**
@@ -230,15 +232,14 @@ final class Fates {
                 fires = 1;
             }
         }
-        history()
-                .recordSkip(
-                        new SkippedFires(
-                                job.name(),
-                                from,
-                                last,
-                                fires,
-                                SkipReason.MISSED,
-                                job.context.store().instanceName()),
-                        step);
+        write(
+                new SkippedFires(
+                        job.name(),
+                        from,
+                        last,
+                        fires,
+                        SkipReason.MISSED,
+                        job.context.store().instanceName()),
+                step);
     }
 }

@@ -85,6 +85,8 @@ public final class JobStore {
     /** The run leases this instance holds, and those it gave up since the heartbeat's last poll. */
     private final HeldLeases held = new HeldLeases();
 
+    private final SkipGate skipGate;
+
     /** Creates the store of the jobs and fires tables, acting as {@code instance}. */
     public JobStore(ClusterDatabase database, ClusterInstance instance) {
         this(database, instance, RunHistory.disabled(database));
@@ -100,6 +102,7 @@ public final class JobStore {
         this.catchUp = new CatchUpStore(database, instance, this);
         this.definitions = new JobDefinitionStore(database, instance, this);
         this.delayed = new DelayedFireStore(database, instance, this, history);
+        this.skipGate = new SkipGate(jdbc, instance);
     }
 
     /** Returns the store of catch-up watermarks, for jobs whose policy catches up. */
@@ -373,6 +376,11 @@ public final class JobStore {
     /** Returns the history the runs' ends and the skipped fires are written to. */
     RunHistory history() {
         return history;
+    }
+
+    /** Returns whether skips may be written now: no instance of an older schema is alive. */
+    SkipGate skipGate() {
+        return skipGate;
     }
 
     /** Returns this instance, as its row in the instances table stands for it. */

@@ -11,6 +11,7 @@ import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import io.timedjobs.scheduler.jdbc.history.RunHistoryPage;
 import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
 import io.timedjobs.scheduler.jdbc.history.RunHistorySettings;
+import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import io.timedjobs.scheduler.jdbc.history.RunRecord;
 import io.timedjobs.scheduler.jdbc.history.SkipReason;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
@@ -183,6 +184,52 @@ class FatesTest {
                 .singleElement()
                 .satisfies(pause -> assertThat(pause.fires()).isGreaterThanOrEqualTo(4));
         assertThat(log.runsPerFire("tick").values()).allMatch(runs -> runs == 1);
+    }
+
+    /**
+     * While an instance of schema version 5 is alive (it reads every record as a run), no skip is
+     * written; once it is gone, skips are written again.
+     */
+    @Test
+    void shouldWriteNoSkipWhileAVersion5InstanceIsAlive() throws Exception {
+        DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
+        org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(dataSource);
+        jdbc.update("INSERT INTO timed_jobs_instances (instance_name, started_at, heartbeat_at, schema_version)"
+                + " VALUES ('old', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 5)");
+        java.util.concurrent.ScheduledExecutorService beat =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        java.util.concurrent.ScheduledFuture<?> beating = beat.scheduleWithFixedDelay(
+                () -> jdbc.update(
+                        "UPDATE timed_jobs_instances SET heartbeat_at = CURRENT_TIMESTAMP WHERE instance_name = 'old'"),
+                0,
+                200,
+                TimeUnit.MILLISECONDS);
+        try {
+            RunLog log = new RunLog();
+            ConfigurableApplicationContext a = start(dataSource, "a", log, Ticks.class);
+            RunHistory history = history(dataSource);
+            String job = job(a, "tick");
+            await().atMost(WAIT).until(() -> log.fires("tick").size() >= 2);
+            JobStore store = new JobStore(
+                    a.getBean(ClusterDatabase.class),
+                    a.getBean(ClusterHeartbeat.class).instance());
+            store.setPaused(job, true);
+            Instant paused = Instant.now();
+            // several paused fires go by with the version 5 instance alive
+            await().pollDelay(Duration.ofSeconds(4)).atMost(WAIT).until(() -> true);
+            assertThat(log.fires("tick").stream().filter(paused.plusSeconds(1)::isBefore))
+                    .as("paused")
+                    .isEmpty();
+            assertThat(history.find(RunHistoryQuery.all().job(job).outcome(RunOutcome.SKIPPED)))
+                    .as("no skip while a version 5 instance is alive")
+                    .isEmpty();
+
+            beating.cancel(false);
+            jdbc.update("DELETE FROM timed_jobs_instances WHERE instance_name = 'old'");
+            await().atMost(WAIT).until(() -> skipped(history, job, SkipReason.PAUSED) >= 1);
+        } finally {
+            beat.shutdownNow();
+        }
     }
 
     /**
