@@ -7,6 +7,7 @@ import io.timedjobs.scheduler.jdbc.history.SkippedFires;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -159,9 +160,10 @@ final class Fates {
     }
 
     /**
-     * A statement went through: writes the fires skipped while the database was away, as one {@link
-     * SkipReason#DATABASE_DOWN} record (the other instances back find it, and write only the fires it
-     * does not cover).
+     * A statement went through: writes the fires skipped while the database was away as {@link
+     * SkipReason#DATABASE_DOWN}, but for those the fires table records (the database was away for
+     * this instance only, and another ran them): one record per range of fires none recorded (the
+     * other instances back find it, and write only the fires it does not cover).
      */
     void back() {
         Instant first = downFirst;
@@ -173,15 +175,46 @@ final class Fates {
         downFirst = null;
         downLast = null;
         downFires = 0;
-        write(
-                new SkippedFires(
-                        job.name(),
-                        first,
-                        last,
-                        fires,
-                        SkipReason.DATABASE_DOWN,
-                        job.context.store().instanceName()),
-                step());
+        UnaryOperator<@Nullable Instant> step = step();
+        Set<Instant> ran;
+        try {
+            // the database may have been away for this instance only: the others ran what they recorded
+            ran = job.context.store().catchUp().recordedFires(job.name(), first, last);
+        } catch (DataAccessException ex) {
+            return; // a label only: the fires did not run here either way
+        }
+        if (ran.isEmpty() || step == null) {
+            write(downRange(first, last, fires), step);
+            return;
+        }
+        Instant from = null;
+        Instant until = null;
+        long count = 0;
+        long stepped = 0;
+        for (Instant at = first; at != null && !at.isAfter(last) && stepped < fires; at = step.apply(at), stepped++) {
+            if (!ran.contains(at)) {
+                from = from == null ? at : from;
+                until = at;
+                count++;
+            } else if (from != null && until != null) {
+                write(downRange(from, until, count), step);
+                from = null;
+                count = 0;
+            }
+        }
+        if (from != null && until != null) {
+            write(downRange(from, until, count), step);
+        }
+    }
+
+    private SkippedFires downRange(Instant first, Instant last, long fires) {
+        return new SkippedFires(
+                job.name(),
+                first,
+                last,
+                fires,
+                SkipReason.DATABASE_DOWN,
+                job.context.store().instanceName());
     }
 
     /**

@@ -233,6 +233,52 @@ class FatesTest {
     }
 
     /**
+     * An instance whose own link to the database is cut while the others run every fire writes no
+     * DATABASE_DOWN over a fire they ran, even one whose run has not ended (no history record yet).
+     */
+    @Test
+    void shouldWriteNoDatabaseDownOverFiresTheOthersRan() throws Exception {
+        DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
+        io.timedjobs.scheduler.jdbc.durable.SwitchableDataSource cut =
+                new io.timedjobs.scheduler.jdbc.durable.SwitchableDataSource(dataSource);
+        RunLog log = new RunLog();
+        ConfigurableApplicationContext a = start(dataSource, "a", log, Ticks.class);
+        start(cut, "b", log, Ticks.class);
+        start(dataSource, "c", log, Ticks.class);
+        RunHistory history = history(dataSource);
+        String job = job(a, "tick");
+        Instant started = Instant.now();
+        await().atMost(WAIT)
+                .until(() ->
+                        log.fires("tick").stream().filter(started::isBefore).count() >= 2);
+        cut.down();
+        held = new CountDownLatch(1);
+        hold = new CountDownLatch(1);
+        assertThat(held.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        // the run goes on, the fires after it are STILL_RUNNING, written by a and c
+        await().atMost(WAIT).until(() -> skipped(history, job, SkipReason.STILL_RUNNING) >= 3);
+        cut.up();
+        // b's next claim goes through (the lease is busy) and it writes what it skipped meanwhile
+        await().pollDelay(Duration.ofSeconds(3)).atMost(WAIT).until(() -> true);
+        CountDownLatch open = hold;
+        hold = null;
+        open.countDown();
+        Instant released = Instant.now();
+        await().atMost(WAIT)
+                .until(() -> log.fires("tick").stream()
+                                .filter(released.plusSeconds(1)::isBefore)
+                                .count()
+                        >= 2);
+        closeAll();
+
+        List<Instant> ran = log.fires("tick");
+        assertThat(history.find(RunHistoryQuery.all().job(job).skipReason(SkipReason.DATABASE_DOWN)))
+                .as("DATABASE_DOWN records over fires that ran %s", ran)
+                .allSatisfy(down -> assertThat(ran).noneMatch(down::covers));
+        assertThat(log.runsPerFire("tick").values()).allMatch(runs -> runs == 1);
+    }
+
+    /**
      * A run that outlasts the fires after it: each of them is recorded once as STILL_RUNNING, by
      * the instance that recorded it, as one growing record.
      */
