@@ -102,7 +102,7 @@ public final class RunHistory {
         // READ COMMITTED, so that the rows a group of completions locks take no gap locks (MariaDB)
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));
         this.transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
-        this.skips = new SkipRecords(jdbc, dialect, sql, this::record);
+        this.skips = new SkipRecords(jdbc, transaction, dialect, sql, this::record);
         this.reads = new HistoryReads(jdbc, dialect, sql, this::record);
     }
 
