@@ -221,7 +221,8 @@ final class Fates {
      * Once after this instance starts, before it tries its first fire {@code next}, for a job without a catch-up
      * policy: the nominal fires between the job's latest recorded fire and {@code next} were due
      * while no instance ran them, and are written as one {@link SkipReason#MISSED} record (fires
-     * another instance accounted for, paused say, are left out). Two reads per job and start.
+     * another instance accounted for, paused say, are left out; so are those before the job's current
+     * definition took over, which were another schedule's). Three reads per job and start.
      */
     void missedBefore(Instant next) {
         if (gapChecked || !recorded()) {
@@ -238,7 +239,10 @@ final class Fates {
                     : recordedFire;
             UnaryOperator<@Nullable Instant> step = step();
             if (last != null && step != null && last.isBefore(next)) {
-                dropped(step.apply(last), next);
+                // fires before the current definition took over were another schedule's, not missed
+                JobStore.JobRow row = job.context.store().read(job.name());
+                Instant since = row != null && row.definedAt().isAfter(last) ? row.definedAt() : last;
+                dropped(step.apply(since), next);
             }
         } catch (DataAccessException ex) {
             // a label only; the next start looks again

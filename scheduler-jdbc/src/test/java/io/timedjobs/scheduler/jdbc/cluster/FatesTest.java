@@ -279,6 +279,36 @@ class FatesTest {
     }
 
     /**
+     * A restart after a downtime with a definition that took over meanwhile records no MISSED
+     * fire before it took over: those were another schedule's fires.
+     */
+    @Test
+    void shouldRecordNoMissedFireAcrossADefinitionChange() throws Exception {
+        DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
+        RunLog log = new RunLog();
+        ConfigurableApplicationContext a = start(dataSource, "a", log, Ticks.class);
+        RunHistory history = history(dataSource);
+        String job = job(a, "tick");
+        await().atMost(WAIT).until(() -> log.fires("tick").size() >= 2);
+        closeAll();
+        // down for a few fires; then a definition takes over, as a deploy with a new schedule does
+        await().pollDelay(Duration.ofSeconds(4)).atMost(WAIT).until(() -> true);
+        new org.springframework.jdbc.core.JdbcTemplate(dataSource)
+                .update("UPDATE timed_jobs_jobs SET defined_at = CURRENT_TIMESTAMP WHERE job_name = ?", job);
+        Instant changed = Instant.now().minusMillis(500);
+        Instant restart = Instant.now();
+        start(dataSource, "a", log, Ticks.class);
+        await().atMost(WAIT)
+                .until(() ->
+                        log.fires("tick").stream().filter(restart::isBefore).count() >= 2);
+        closeAll();
+
+        assertThat(history.find(RunHistoryQuery.all().job(job).skipReason(SkipReason.MISSED)))
+                .as("MISSED before the definition took over at %s", changed)
+                .allSatisfy(missed -> assertThat(missed.fireAt()).isAfter(changed));
+    }
+
+    /**
      * A run that outlasts the fires after it: each of them is recorded once as STILL_RUNNING, by
      * the instance that recorded it, as one growing record.
      */
