@@ -22,8 +22,8 @@ import org.springframework.dao.DataAccessException;
  */
 final class Fates {
 
-    /** Most nominal fires a missed range counts one by one; a longer range is cut to its latest ones. */
-    static final int MOST_COUNTED = 1_000_000;
+    /** Most nominal fires a missed range steps through one by one; see {@link #missed}. */
+    static final int MOST_COUNTED = 100_000;
 
     private final ClusteredJob job;
 
@@ -259,24 +259,38 @@ final class Fates {
         if (first == null || step == null || !first.isBefore(end) || !history().enabled()) {
             return;
         }
-        Instant from = first;
+        write(missed(job.name(), job.context.store().instanceName(), first, end, step, MOST_COUNTED), step);
+    }
+
+    /**
+     * The nominal fires from {@code first} (included) to {@code end} (excluded), as one {@link
+     * SkipReason#MISSED} range: stepped one by one up to {@code most} fires; past those, the last
+     * fire before {@code end} is found by stepping from just before it, and the fires between are
+     * counted from the spacing of those stepped (exact for an even schedule, such as every second).
+     * At most about twice {@code most} steps, however long the range.
+     */
+    static SkippedFires missed(
+            String job, String instance, Instant first, Instant end, UnaryOperator<@Nullable Instant> step, long most) {
         Instant last = first;
         long fires = 1;
-        for (Instant at = step.apply(first); at != null && at.isBefore(end); at = step.apply(at)) {
+        Instant at = step.apply(first);
+        for (; at != null && at.isBefore(end) && fires < most; at = step.apply(at)) {
             last = at;
-            if (++fires > MOST_COUNTED) {
-                from = at; // counted from here: the range says how many it counted, from where
-                fires = 1;
-            }
+            fires++;
         }
-        write(
-                new SkippedFires(
-                        job.name(),
-                        from,
-                        last,
-                        fires,
-                        SkipReason.MISSED,
-                        job.context.store().instanceName()),
-                step);
+        if (at != null && at.isBefore(end) && fires > 1) {
+            long spacing = Math.max(1, java.time.Duration.between(first, last).toNanos() / (fires - 1));
+            Instant probe = end.minusNanos(spacing * 2);
+            Instant tail = last;
+            long guard = 0;
+            for (Instant p = step.apply(probe.isAfter(last) ? probe : last);
+                    p != null && p.isBefore(end) && guard < most;
+                    p = step.apply(p), guard++) {
+                tail = p;
+            }
+            fires += Math.round(java.time.Duration.between(last, tail).toNanos() / (double) spacing);
+            last = tail;
+        }
+        return new SkippedFires(job, first, last, fires, SkipReason.MISSED, instance);
     }
 }
