@@ -260,22 +260,11 @@ public final class RunHistory {
         if (!settings.enabled()) {
             return false;
         }
-        try {
-            boolean wrote = skips.record(skip, next);
-            if (wrote) {
-                written.set(true);
-            }
-            return wrote;
-        } catch (DataAccessException ex) {
-            String failed = "Timed Jobs could not record " + skip.fires() + " skipped fire(s) of job " + skip.job()
-                    + " (" + skip.reason() + ")";
-            if (recordsFailing.compareAndSet(false, true)) {
-                logger.warn(failed + "; further failures are logged at DEBUG until a record is written again", ex);
-            } else if (logger.isDebugEnabled()) {
-                logger.debug(failed, ex);
-            }
-            return false;
+        boolean wrote = skips.recordOrLog(skip, next);
+        if (wrote) {
+            written.set(true);
         }
+        return wrote;
     }
 
     /** Writes {@code run} within the caller's transaction on the application's data source. */

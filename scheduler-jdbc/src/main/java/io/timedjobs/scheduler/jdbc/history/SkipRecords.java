@@ -6,12 +6,17 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
+import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -53,6 +58,11 @@ final class SkipRecords {
      */
     private record Open(long id, SkipReason reason, Instant until, int assumed) {}
 
+    private static final Log logger = LogFactory.getLog(RunHistory.class);
+
+    /** Whether the last skip failed: the first failure is a WARN, the next DEBUG until one goes through. */
+    private final AtomicBoolean failing = new AtomicBoolean();
+
     private final Map<String, Open> open = new ConcurrentHashMap<>();
     private final JdbcTemplate jdbc;
     private final JdbcDialect dialect;
@@ -76,6 +86,28 @@ final class SkipRecords {
         this.dialect = dialect;
         this.sql = sql;
         this.records = records;
+    }
+
+    /**
+     * As {@link #record}, but never throws for the database: a skip that cannot be written is logged
+     * (a WARN, then DEBUG until one goes through; a flag of the skips' own, so that a run's record
+     * that fails later is still a WARN) and left out.
+     */
+    boolean recordOrLog(SkippedFires skip, @Nullable UnaryOperator<@Nullable Instant> next) {
+        try {
+            boolean wrote = record(skip, next);
+            failing.set(false);
+            return wrote;
+        } catch (DataAccessException | TransactionException ex) {
+            String failed = "Timed Jobs could not record " + skip.fires() + " skipped fire(s) of job " + skip.job()
+                    + " (" + skip.reason() + ")";
+            if (failing.compareAndSet(false, true)) {
+                logger.warn(failed + "; further failures of skips are logged at DEBUG until one is written", ex);
+            } else if (logger.isDebugEnabled()) {
+                logger.debug(failed, ex);
+            }
+            return false;
+        }
     }
 
     /**
