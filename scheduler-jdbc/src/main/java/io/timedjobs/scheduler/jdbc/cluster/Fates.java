@@ -15,9 +15,12 @@ import org.springframework.dao.DataAccessException;
 /**
  * Used by one {@link ClusteredJob} only, under its thread rule (trigger and run alternate, so the
  * fields are volatile and never written at once): writes to the {@link RunHistory} the fates of the
- * job's nominal fires that did not run, as this instance notices them. Each is written at most once
- * across the cluster ({@link RunHistory#recordSkip}); which instance writes which reason, and when,
- * is told in docs/run-history.md. A fire that ran has its fate written with its run's end, at no
+ * job's nominal fires that did not run, as this instance notices them. A fire is written at most
+ * once across the cluster for one reason ({@link RunHistory#recordSkip}; two instances that notice
+ * it for two reasons at once, one extending a record while the other starts one, may both write
+ * it); none while an instance of schema version 5 or older is alive ({@link SkipGate}); a fire this
+ * instance could not claim with the database away is left out when the fires table shows another
+ * instance began it. Which instance writes which reason, and when, is told in docs/run-history.md. A fire that ran has its fate written with its run's end, at no
  * cost here. Cron and fixed-rate jobs only: a fixed-delay job's fire is late, never dropped.
  */
 final class Fates {

@@ -249,8 +249,9 @@ public final class RunHistory {
     }
 
     /**
-     * Records nominal fires of a clustered job that did not run, unless another instance recorded
-     * them: consecutive fires skipped for one reason grow one record (see {@link SkipRecords}).
+     * Records nominal fires of a clustered job that did not run, but for those one of the job's latest
+     * records covers (another instance recorded them, or one ran): consecutive fires skipped for one
+     * reason grow one record (see {@link SkipRecords} for what it guarantees across instances).
      * Returns whether this call wrote them. Never throws for the database: a skip that cannot be
      * written is logged, as a run's record is, and left out.
      *
