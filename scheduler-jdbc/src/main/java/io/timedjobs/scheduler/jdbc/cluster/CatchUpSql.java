@@ -80,6 +80,15 @@ final class CatchUpSql {
                 "definition key");
     }
 
+    /** The fires recorded for a job from one instant to another, both included. */
+    Statement recordedFires() {
+        return Statement.of(
+                "SELECT fire_at FROM " + fires + " WHERE job_name = ? AND fire_at >= ? AND fire_at <= ?",
+                "job",
+                "from",
+                "to");
+    }
+
     /** The latest fire recorded for a job, or null. */
     Statement lastRecordedFire() {
         return Statement.of("SELECT MAX(fire_at) AS fire_at FROM " + fires + " WHERE job_name = ?", "job");

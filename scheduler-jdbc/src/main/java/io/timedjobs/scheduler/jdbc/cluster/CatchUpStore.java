@@ -3,8 +3,12 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -43,6 +47,18 @@ final class CatchUpStore {
     Instant watermark(String job) {
         return jdbc.query(
                 sql.readWatermark().sql(), rs -> rs.next() ? dialect.readInstant(rs, "caught_up_to") : null, job);
+    }
+
+    /**
+     * Returns the fires recorded for the job (by any instance, so begun there) from {@code from} to
+     * {@code to}, both included; the records live twice the horizon.
+     */
+    Set<Instant> recordedFires(String job, Instant from, Instant to) {
+        Set<Instant> recorded = new HashSet<>();
+        jdbc.query(sql.recordedFires().sql(), ps -> dialect.bind(ps, List.of(job, from, to)), (ResultSet rs) -> {
+            recorded.add(dialect.readInstant(rs, "fire_at"));
+        });
+        return recorded;
     }
 
     /** Returns the latest fire recorded for the job (the records live twice the horizon), or null. */

@@ -7,6 +7,7 @@ import io.timedjobs.scheduler.jdbc.history.SkippedFires;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
@@ -14,15 +15,18 @@ import org.springframework.dao.DataAccessException;
 /**
  * Used by one {@link ClusteredJob} only, under its thread rule (trigger and run alternate, so the
  * fields are volatile and never written at once): writes to the {@link RunHistory} the fates of the
- * job's nominal fires that did not run, as this instance notices them. Each is written at most once
- * across the cluster ({@link RunHistory#recordSkip}); which instance writes which reason, and when,
- * is told in docs/run-history.md. A fire that ran has its fate written with its run's end, at no
+ * job's nominal fires that did not run, as this instance notices them. A fire is written at most
+ * once across the cluster for one reason ({@link RunHistory#recordSkip}; two instances that notice
+ * it for two reasons at once, one extending a record while the other starts one, may both write
+ * it); none while an instance of schema version 5 or older is alive ({@link SkipGate}); a fire this
+ * instance could not claim with the database away is left out when the fires table shows another
+ * instance began it. Which instance writes which reason, and when, is told in docs/run-history.md. A fire that ran has its fate written with its run's end, at no
  * cost here. Cron and fixed-rate jobs only: a fixed-delay job's fire is late, never dropped.
  */
 final class Fates {
 
-    /** Most nominal fires a missed range counts one by one; a longer range is cut to its latest ones. */
-    static final int MOST_COUNTED = 1_000_000;
+    /** Most nominal fires a missed range steps through one by one; see {@link #missed}. */
+    static final int MOST_COUNTED = 100_000;
 
     private final ClusteredJob job;
 
@@ -57,14 +61,17 @@ final class Fates {
     /** The fire did not run here for {@code reason}, noticed now with the database at hand. */
     void skipped(Instant fire, SkipReason reason) {
         if (recorded()) {
-            history()
-                    .recordSkip(
-                            SkippedFires.one(
-                                    job.name(),
-                                    fire,
-                                    reason,
-                                    job.context.store().instanceName()),
-                            step());
+            write(SkippedFires.one(job.name(), fire, reason, job.context.store().instanceName()), step());
+        }
+    }
+
+    /**
+     * Writes {@code skip}, unless an instance of a schema older than skip records is alive (it could
+     * not read them): then the skip is left out.
+     */
+    private void write(SkippedFires skip, @Nullable UnaryOperator<@Nullable Instant> step) {
+        if (job.context.store().skipGate().open()) {
+            history().recordSkip(skip, step);
         }
     }
 
@@ -156,9 +163,10 @@ final class Fates {
     }
 
     /**
-     * A statement went through: writes the fires skipped while the database was away, as one {@link
-     * SkipReason#DATABASE_DOWN} record (the other instances back find it, and write only the fires it
-     * does not cover).
+     * A statement went through: writes the fires skipped while the database was away as {@link
+     * SkipReason#DATABASE_DOWN}, but for those the fires table records (the database was away for
+     * this instance only, and another ran them): one record per range of fires none recorded (the
+     * other instances back find it, and write only the fires it does not cover).
      */
     void back() {
         Instant first = downFirst;
@@ -170,23 +178,54 @@ final class Fates {
         downFirst = null;
         downLast = null;
         downFires = 0;
-        history()
-                .recordSkip(
-                        new SkippedFires(
-                                job.name(),
-                                first,
-                                last,
-                                fires,
-                                SkipReason.DATABASE_DOWN,
-                                job.context.store().instanceName()),
-                        step());
+        UnaryOperator<@Nullable Instant> step = step();
+        Set<Instant> ran;
+        try {
+            // the database may have been away for this instance only: the others ran what they recorded
+            ran = job.context.store().catchUp().recordedFires(job.name(), first, last);
+        } catch (DataAccessException ex) {
+            return; // a label only: the fires did not run here either way
+        }
+        if (ran.isEmpty() || step == null) {
+            write(downRange(first, last, fires), step);
+            return;
+        }
+        Instant from = null;
+        Instant until = null;
+        long count = 0;
+        long stepped = 0;
+        for (Instant at = first; at != null && !at.isAfter(last) && stepped < fires; at = step.apply(at), stepped++) {
+            if (!ran.contains(at)) {
+                from = from == null ? at : from;
+                until = at;
+                count++;
+            } else if (from != null && until != null) {
+                write(downRange(from, until, count), step);
+                from = null;
+                count = 0;
+            }
+        }
+        if (from != null && until != null) {
+            write(downRange(from, until, count), step);
+        }
+    }
+
+    private SkippedFires downRange(Instant first, Instant last, long fires) {
+        return new SkippedFires(
+                job.name(),
+                first,
+                last,
+                fires,
+                SkipReason.DATABASE_DOWN,
+                job.context.store().instanceName());
     }
 
     /**
      * Once after this instance starts, before it tries its first fire {@code next}, for a job without a catch-up
      * policy: the nominal fires between the job's latest recorded fire and {@code next} were due
      * while no instance ran them, and are written as one {@link SkipReason#MISSED} record (fires
-     * another instance accounted for, paused say, are left out). Two reads per job and start.
+     * another instance accounted for, paused say, are left out; so are those before the job's current
+     * definition took over, which were another schedule's). Three reads per job and start.
      */
     void missedBefore(Instant next) {
         if (gapChecked || !recorded()) {
@@ -203,7 +242,10 @@ final class Fates {
                     : recordedFire;
             UnaryOperator<@Nullable Instant> step = step();
             if (last != null && step != null && last.isBefore(next)) {
-                dropped(step.apply(last), next);
+                // fires before the current definition took over were another schedule's, not missed
+                JobStore.JobRow row = job.context.store().read(job.name());
+                Instant since = row != null && row.definedAt().isAfter(last) ? row.definedAt() : last;
+                dropped(step.apply(since), next);
             }
         } catch (DataAccessException ex) {
             // a label only; the next start looks again
@@ -220,25 +262,38 @@ final class Fates {
         if (first == null || step == null || !first.isBefore(end) || !history().enabled()) {
             return;
         }
-        Instant from = first;
+        write(missed(job.name(), job.context.store().instanceName(), first, end, step, MOST_COUNTED), step);
+    }
+
+    /**
+     * The nominal fires from {@code first} (included) to {@code end} (excluded), as one {@link
+     * SkipReason#MISSED} range: stepped one by one up to {@code most} fires; past those, the last
+     * fire before {@code end} is found by stepping from just before it, and the fires between are
+     * counted from the spacing of those stepped (exact for an even schedule, such as every second).
+     * At most about twice {@code most} steps, however long the range.
+     */
+    static SkippedFires missed(
+            String job, String instance, Instant first, Instant end, UnaryOperator<@Nullable Instant> step, long most) {
         Instant last = first;
         long fires = 1;
-        for (Instant at = step.apply(first); at != null && at.isBefore(end); at = step.apply(at)) {
+        Instant at = step.apply(first);
+        for (; at != null && at.isBefore(end) && fires < most; at = step.apply(at)) {
             last = at;
-            if (++fires > MOST_COUNTED) {
-                from = at; // counted from here: the range says how many it counted, from where
-                fires = 1;
-            }
+            fires++;
         }
-        history()
-                .recordSkip(
-                        new SkippedFires(
-                                job.name(),
-                                from,
-                                last,
-                                fires,
-                                SkipReason.MISSED,
-                                job.context.store().instanceName()),
-                        step);
+        if (at != null && at.isBefore(end) && fires > 1) {
+            long spacing = Math.max(1, java.time.Duration.between(first, last).toNanos() / (fires - 1));
+            Instant probe = end.minusNanos(spacing * 2);
+            Instant tail = last;
+            long guard = 0;
+            for (Instant p = step.apply(probe.isAfter(last) ? probe : last);
+                    p != null && p.isBefore(end) && guard < most;
+                    p = step.apply(p), guard++) {
+                tail = p;
+            }
+            fires += Math.round(java.time.Duration.between(last, tail).toNanos() / (double) spacing);
+            last = tail;
+        }
+        return new SkippedFires(job, first, last, fires, SkipReason.MISSED, instance);
     }
 }

@@ -55,13 +55,7 @@ public final class JobStore {
             @Nullable String definedBy,
             boolean fenced) {}
 
-    /**
-     * A job's fire records, as the fires table keeps them (see {@link #pruneFires}).
-     *
-     * @param fires fires recorded, by any instance
-     * @param lastFireAt the latest recorded fire's nominal instant
-     * @param lastInstance the instance that recorded it, and so ran it
-     */
+    /** A job's fire records (see {@link #pruneFires}): how many, the latest, who recorded it. */
     public record FireSummary(long fires, Instant lastFireAt, String lastInstance) {}
 
     private final JdbcTemplate jdbc;
@@ -85,6 +79,8 @@ public final class JobStore {
     /** The run leases this instance holds, and those it gave up since the heartbeat's last poll. */
     private final HeldLeases held = new HeldLeases();
 
+    private final SkipGate skipGate;
+
     /** Creates the store of the jobs and fires tables, acting as {@code instance}. */
     public JobStore(ClusterDatabase database, ClusterInstance instance) {
         this(database, instance, RunHistory.disabled(database));
@@ -100,6 +96,7 @@ public final class JobStore {
         this.catchUp = new CatchUpStore(database, instance, this);
         this.definitions = new JobDefinitionStore(database, instance, this);
         this.delayed = new DelayedFireStore(database, instance, this, history);
+        this.skipGate = new SkipGate(jdbc, instance);
     }
 
     /** Returns the store of catch-up watermarks, for jobs whose policy catches up. */
@@ -169,11 +166,10 @@ public final class JobStore {
     }
 
     /**
-     * Records the fire (job, nominal instant) for this instance, unless it is recorded already or
-     * lies further than the horizon from the database's time, either way. Returns whether this
-     * instance recorded it: true for exactly one caller per fire, ever (while the record lives; the
-     * horizon outlasts no record, see {@link #pruneFires}). Nothing is recorded while the job's
-     * row is paused, or holds a definition other than {@code definitionKey}.
+     * Records the fire (job, nominal instant) for this instance, unless recorded already, further
+     * than the horizon from the database's time, or the job's row is paused or holds a definition
+     * other than {@code definitionKey}. True for exactly one caller per fire, ever (see {@link
+     * #pruneFires}).
      */
     boolean recordFire(String job, String definitionKey, Instant fireAt, Duration horizon) {
         Object at = dialect.bind(fireAt);
@@ -202,10 +198,9 @@ public final class JobStore {
     }
 
     /**
-     * What {@link #recordFireOrRead} found: whether this instance recorded the fire and, when it did
-     * not and the database told in the same statement, the job's definition and pause as that
-     * statement saw them ({@code known} false when the dialect cannot fold the read: the caller
-     * reads the row itself).
+     * What {@link #recordFireOrRead} found: whether this instance recorded the fire and, if not, the
+     * job's definition and pause as the same statement saw them ({@code known} false where the
+     * dialect cannot fold the read: the caller reads the row itself).
      */
     record FireAttempt(
             boolean recorded, boolean known, @Nullable String definitionKey, boolean paused) {
@@ -381,6 +376,11 @@ public final class JobStore {
     /** Returns the history the runs' ends and the skipped fires are written to. */
     RunHistory history() {
         return history;
+    }
+
+    /** Returns whether skips may be written now: no instance of an older schema is alive. */
+    SkipGate skipGate() {
+        return skipGate;
     }
 
     /** Returns this instance, as its row in the instances table stands for it. */

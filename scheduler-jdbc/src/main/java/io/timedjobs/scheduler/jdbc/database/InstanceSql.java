@@ -129,6 +129,18 @@ public final class InstanceSql {
     }
 
     /**
+     * How many instances of a schema version below a given one ({@code NULL} for version 1) are
+     * alive. Binds: the version, the lease in negative millis, as {@link #isDead}.
+     */
+    public Statement olderAlive() {
+        return Statement.of(
+                "SELECT COUNT(*) FROM " + table + " WHERE (schema_version IS NULL OR schema_version < ?)"
+                        + " AND heartbeat_at > " + nowPlusMillis,
+                "version",
+                "minus lease millis");
+    }
+
+    /**
      * A condition, true while an instance of schema version 1 is alive: one that knows nothing of
      * job definitions and obeys only the jobs' {@code paused} flag. Binds: the lease in negative
      * millis, as {@link #isDead}.

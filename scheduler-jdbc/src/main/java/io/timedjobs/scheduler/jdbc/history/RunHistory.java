@@ -23,6 +23,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -100,7 +101,12 @@ public final class RunHistory {
         // the scheduler's bounded data source, the one of database.jdbc(): release and record share a
         // connection. At the session's isolation: setting another would cost statements each time.
         this.transaction = new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));
-        this.skips = new SkipRecords(jdbc, dialect, sql, this::record);
+        // a new skip record's short transaction, at READ COMMITTED (no gap locks on MariaDB); its own,
+        // so that releases and completions keep the session's isolation and pay no statement for it
+        TransactionTemplate skipWrites =
+                new TransactionTemplate(new DataSourceTransactionManager(database.boundedDataSource()));
+        skipWrites.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        this.skips = new SkipRecords(jdbc, skipWrites, dialect, sql, this::record);
         this.reads = new HistoryReads(jdbc, dialect, sql, this::record);
     }
 
@@ -247,8 +253,9 @@ public final class RunHistory {
     }
 
     /**
-     * Records nominal fires of a clustered job that did not run, unless another instance recorded
-     * them: consecutive fires skipped for one reason grow one record (see {@link SkipRecords}).
+     * Records nominal fires of a clustered job that did not run, but for those one of the job's latest
+     * records covers (another instance recorded them, or one ran): consecutive fires skipped for one
+     * reason grow one record (see {@link SkipRecords} for what it guarantees across instances).
      * Returns whether this call wrote them. Never throws for the database: a skip that cannot be
      * written is logged, as a run's record is, and left out.
      *
@@ -258,22 +265,11 @@ public final class RunHistory {
         if (!settings.enabled()) {
             return false;
         }
-        try {
-            boolean wrote = skips.record(skip, next);
-            if (wrote) {
-                written.set(true);
-            }
-            return wrote;
-        } catch (DataAccessException ex) {
-            String failed = "Timed Jobs could not record " + skip.fires() + " skipped fire(s) of job " + skip.job()
-                    + " (" + skip.reason() + ")";
-            if (recordsFailing.compareAndSet(false, true)) {
-                logger.warn(failed + "; further failures are logged at DEBUG until a record is written again", ex);
-            } else if (logger.isDebugEnabled()) {
-                logger.debug(failed, ex);
-            }
-            return false;
+        boolean wrote = skips.recordOrLog(skip, next);
+        if (wrote) {
+            written.set(true);
         }
+        return wrote;
     }
 
     /** Writes {@code run} within the caller's transaction on the application's data source. */

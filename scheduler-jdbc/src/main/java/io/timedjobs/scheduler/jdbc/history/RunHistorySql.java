@@ -47,9 +47,11 @@ final class RunHistorySql {
     private final String startedBefore;
     private final JdbcDialect dialect;
     private final String nowMinusDuration;
+    private final String jobs;
 
     RunHistorySql(JdbcDialect dialect, TableNames tables) {
         this.dialect = dialect;
+        this.jobs = tables.jobs();
         this.table = tables.runHistory();
         this.nowMinusDuration = dialect.nowPlusMillis();
         this.startedBefore = "started_at < " + dialect.nowPlusMillis();
@@ -224,6 +226,14 @@ final class RunHistorySql {
                 "id",
                 "reason",
                 "seen until");
+    }
+
+    /**
+     * Locks a job's row in the jobs table until the transaction ends, so that one job's new skip
+     * records are written one at a time across the cluster.
+     */
+    Statement lockJob() {
+        return Statement.of("SELECT job_name FROM " + jobs + " WHERE job_name = ? FOR UPDATE", "job");
     }
 
     /**

@@ -1,32 +1,44 @@
 package io.timedjobs.scheduler.jdbc.history;
 
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
+import java.sql.ResultSet;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Thread-safe; one per {@link RunHistory}. Writes the skips of clustered jobs: consecutive fires
  * skipped for one reason are one record, which grows, and each fire is written at most once across
- * the cluster.
+ * the cluster for one reason (a fire skipped for two reasons, noticed by two instances, may have
+ * both).
  *
  * <p>A skip of fires that follow the last fire of a job's latest record, a skip for the same reason,
  * extends it: {@code fire_until} moves from where this instance saw it end to the skip's last fire,
  * by a compare-and-set, so that of the instances that noticed the same fire one extends it and the
  * others change nothing. Any other skip is a new record, inserted unless one of the job's latest
- * records covers one of its fires already; two instances inserting the same first fire at once meet
- * the unique index on (name, fire_at, skip_reason).
+ * records covers one of its fires already, in a short transaction that first locks the job's row in
+ * the jobs table: one job's new records are written one at a time across the cluster, each writer
+ * reading what the one before wrote (a job with no row there is not serialised: then the unique
+ * index on (name, fire_at, skip_reason) catches only an equal first fire). A writer that meets the
+ * index, or loses a deadlock, reads again and writes what is left.
  *
  * <p>Costs: each instance that notices a fire which follows the record's last one tries the same
  * compare-and-set, one statement: one changes the record, the others nothing, and take it that
  * another did (reading the record once every {@value #CHECK_EVERY} fires, in case it was pruned). A
- * skip that starts a record reads the job's latest records, then inserts.
+ * skip that starts a record locks the job's row, reads the job's latest records, inserts, commits.
  */
 final class SkipRecords {
 
@@ -46,17 +58,56 @@ final class SkipRecords {
      */
     private record Open(long id, SkipReason reason, Instant until, int assumed) {}
 
+    private static final Log logger = LogFactory.getLog(RunHistory.class);
+
+    /** Whether the last skip failed: the first failure is a WARN, the next DEBUG until one goes through. */
+    private final AtomicBoolean failing = new AtomicBoolean();
+
     private final Map<String, Open> open = new ConcurrentHashMap<>();
     private final JdbcTemplate jdbc;
     private final JdbcDialect dialect;
     private final RunHistorySql sql;
     private final RowMapper<RunRecord> records;
 
-    SkipRecords(JdbcTemplate jdbc, JdbcDialect dialect, RunHistorySql sql, RowMapper<RunRecord> records) {
+    private final TransactionTemplate transaction;
+
+    /**
+     * @param transaction transactions on {@code jdbc}'s data source, at READ COMMITTED: each read
+     *     sees what the writer before it committed
+     */
+    SkipRecords(
+            JdbcTemplate jdbc,
+            TransactionTemplate transaction,
+            JdbcDialect dialect,
+            RunHistorySql sql,
+            RowMapper<RunRecord> records) {
         this.jdbc = jdbc;
+        this.transaction = transaction;
         this.dialect = dialect;
         this.sql = sql;
         this.records = records;
+    }
+
+    /**
+     * As {@link #record}, but never throws for the database: a skip that cannot be written is logged
+     * (a WARN, then DEBUG until one goes through; a flag of the skips' own, so that a run's record
+     * that fails later is still a WARN) and left out.
+     */
+    boolean recordOrLog(SkippedFires skip, @Nullable UnaryOperator<@Nullable Instant> next) {
+        try {
+            boolean wrote = record(skip, next);
+            failing.set(false);
+            return wrote;
+        } catch (DataAccessException | TransactionException ex) {
+            String failed = "Timed Jobs could not record " + skip.fires() + " skipped fire(s) of job " + skip.job()
+                    + " (" + skip.reason() + ")";
+            if (failing.compareAndSet(false, true)) {
+                logger.warn(failed + "; further failures of skips are logged at DEBUG until one is written", ex);
+            } else if (logger.isDebugEnabled()) {
+                logger.debug(failed, ex);
+            }
+            return false;
+        }
     }
 
     /**
@@ -81,6 +132,23 @@ final class SkipRecords {
                 return false;
             }
         }
+        for (int round = 0; round < TRIES; round++) {
+            try {
+                return Boolean.TRUE.equals(transaction.execute(status -> {
+                    // one writer of the job's new records at a time: the next reads what this one wrote
+                    jdbc.query(sql.lockJob().sql(), ps -> dialect.bind(ps, List.of(skip.job())), (ResultSet rs) -> {});
+                    return write(skip, next);
+                }));
+            } catch (DuplicateKeyException | PessimisticLockingFailureException ex) {
+                // another instance wrote some of these fires at the same moment (or a deadlock chose
+                // this one): read again and write the rest
+            }
+        }
+        return false;
+    }
+
+    /** Writes what the job's latest records leave of {@code skip}: a new record, or an extension. */
+    private boolean write(SkippedFires skip, @Nullable UnaryOperator<@Nullable Instant> next) {
         SkippedFires left = skip;
         for (int tries = 0; tries < TRIES; tries++) {
             SkippedFires asked = left;
@@ -118,13 +186,9 @@ final class SkipRecords {
                 }
                 continue; // it changed meanwhile
             }
-            try {
-                if (jdbc.update(sql.insertSkip().sql(), ps -> dialect.bind(ps, insertBinds(asked))) == 1) {
-                    open.remove(asked.job()); // its id is read with the next skip
-                    return true;
-                }
-            } catch (DuplicateKeyException ex) {
-                return false; // another instance inserted the same skip at the same moment
+            if (jdbc.update(sql.insertSkip().sql(), ps -> dialect.bind(ps, insertBinds(asked))) == 1) {
+                open.remove(asked.job()); // its id is read with the next skip
+                return true;
             }
         }
         return false;

@@ -11,6 +11,7 @@ import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import io.timedjobs.scheduler.jdbc.history.RunHistoryPage;
 import io.timedjobs.scheduler.jdbc.history.RunHistoryQuery;
 import io.timedjobs.scheduler.jdbc.history.RunHistorySettings;
+import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import io.timedjobs.scheduler.jdbc.history.RunRecord;
 import io.timedjobs.scheduler.jdbc.history.SkipReason;
 import io.timedjobs.scheduler.testsupport.TestDatabases;
@@ -183,6 +184,128 @@ class FatesTest {
                 .singleElement()
                 .satisfies(pause -> assertThat(pause.fires()).isGreaterThanOrEqualTo(4));
         assertThat(log.runsPerFire("tick").values()).allMatch(runs -> runs == 1);
+    }
+
+    /**
+     * While an instance of schema version 5 is alive (it reads every record as a run), no skip is
+     * written; once it is gone, skips are written again.
+     */
+    @Test
+    void shouldWriteNoSkipWhileAVersion5InstanceIsAlive() throws Exception {
+        DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
+        org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(dataSource);
+        jdbc.update("INSERT INTO timed_jobs_instances (instance_name, started_at, heartbeat_at, schema_version)"
+                + " VALUES ('old', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 5)");
+        java.util.concurrent.ScheduledExecutorService beat =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        java.util.concurrent.ScheduledFuture<?> beating = beat.scheduleWithFixedDelay(
+                () -> jdbc.update(
+                        "UPDATE timed_jobs_instances SET heartbeat_at = CURRENT_TIMESTAMP WHERE instance_name = 'old'"),
+                0,
+                200,
+                TimeUnit.MILLISECONDS);
+        try {
+            RunLog log = new RunLog();
+            ConfigurableApplicationContext a = start(dataSource, "a", log, Ticks.class);
+            RunHistory history = history(dataSource);
+            String job = job(a, "tick");
+            await().atMost(WAIT).until(() -> log.fires("tick").size() >= 2);
+            JobStore store = new JobStore(
+                    a.getBean(ClusterDatabase.class),
+                    a.getBean(ClusterHeartbeat.class).instance());
+            store.setPaused(job, true);
+            Instant paused = Instant.now();
+            // several paused fires go by with the version 5 instance alive
+            await().pollDelay(Duration.ofSeconds(4)).atMost(WAIT).until(() -> true);
+            assertThat(log.fires("tick").stream().filter(paused.plusSeconds(1)::isBefore))
+                    .as("paused")
+                    .isEmpty();
+            assertThat(history.find(RunHistoryQuery.all().job(job).outcome(RunOutcome.SKIPPED)))
+                    .as("no skip while a version 5 instance is alive")
+                    .isEmpty();
+
+            beating.cancel(false);
+            jdbc.update("DELETE FROM timed_jobs_instances WHERE instance_name = 'old'");
+            await().atMost(WAIT).until(() -> skipped(history, job, SkipReason.PAUSED) >= 1);
+        } finally {
+            beat.shutdownNow();
+        }
+    }
+
+    /**
+     * An instance whose own link to the database is cut while the others run every fire writes no
+     * DATABASE_DOWN over a fire they ran, even one whose run has not ended (no history record yet).
+     */
+    @Test
+    void shouldWriteNoDatabaseDownOverFiresTheOthersRan() throws Exception {
+        DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
+        io.timedjobs.scheduler.jdbc.durable.SwitchableDataSource cut =
+                new io.timedjobs.scheduler.jdbc.durable.SwitchableDataSource(dataSource);
+        RunLog log = new RunLog();
+        ConfigurableApplicationContext a = start(dataSource, "a", log, Ticks.class);
+        start(cut, "b", log, Ticks.class);
+        start(dataSource, "c", log, Ticks.class);
+        RunHistory history = history(dataSource);
+        String job = job(a, "tick");
+        Instant started = Instant.now();
+        await().atMost(WAIT)
+                .until(() ->
+                        log.fires("tick").stream().filter(started::isBefore).count() >= 2);
+        cut.down();
+        held = new CountDownLatch(1);
+        hold = new CountDownLatch(1);
+        assertThat(held.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        // the run goes on, the fires after it are STILL_RUNNING, written by a and c
+        await().atMost(WAIT).until(() -> skipped(history, job, SkipReason.STILL_RUNNING) >= 3);
+        cut.up();
+        // b's next claim goes through (the lease is busy) and it writes what it skipped meanwhile
+        await().pollDelay(Duration.ofSeconds(3)).atMost(WAIT).until(() -> true);
+        CountDownLatch open = hold;
+        hold = null;
+        open.countDown();
+        Instant released = Instant.now();
+        await().atMost(WAIT)
+                .until(() -> log.fires("tick").stream()
+                                .filter(released.plusSeconds(1)::isBefore)
+                                .count()
+                        >= 2);
+        closeAll();
+
+        List<Instant> ran = log.fires("tick");
+        assertThat(history.find(RunHistoryQuery.all().job(job).skipReason(SkipReason.DATABASE_DOWN)))
+                .as("DATABASE_DOWN records over fires that ran %s", ran)
+                .allSatisfy(down -> assertThat(ran).noneMatch(down::covers));
+        assertThat(log.runsPerFire("tick").values()).allMatch(runs -> runs == 1);
+    }
+
+    /**
+     * A restart after a downtime with a definition that took over meanwhile records no MISSED
+     * fire before it took over: those were another schedule's fires.
+     */
+    @Test
+    void shouldRecordNoMissedFireAcrossADefinitionChange() throws Exception {
+        DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
+        RunLog log = new RunLog();
+        ConfigurableApplicationContext a = start(dataSource, "a", log, Ticks.class);
+        RunHistory history = history(dataSource);
+        String job = job(a, "tick");
+        await().atMost(WAIT).until(() -> log.fires("tick").size() >= 2);
+        closeAll();
+        // down for a few fires; then a definition takes over, as a deploy with a new schedule does
+        await().pollDelay(Duration.ofSeconds(4)).atMost(WAIT).until(() -> true);
+        new org.springframework.jdbc.core.JdbcTemplate(dataSource)
+                .update("UPDATE timed_jobs_jobs SET defined_at = CURRENT_TIMESTAMP WHERE job_name = ?", job);
+        Instant changed = Instant.now().minusMillis(500);
+        Instant restart = Instant.now();
+        start(dataSource, "a", log, Ticks.class);
+        await().atMost(WAIT)
+                .until(() ->
+                        log.fires("tick").stream().filter(restart::isBefore).count() >= 2);
+        closeAll();
+
+        assertThat(history.find(RunHistoryQuery.all().job(job).skipReason(SkipReason.MISSED)))
+                .as("MISSED before the definition took over at %s", changed)
+                .allSatisfy(missed -> assertThat(missed.fireAt()).isAfter(changed));
     }
 
     /**

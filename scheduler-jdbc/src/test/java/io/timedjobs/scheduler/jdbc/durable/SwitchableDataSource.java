@@ -7,19 +7,19 @@ import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /** Test fixture; any thread. A data source that can be switched off, as if its database had stopped. */
-final class SwitchableDataSource extends DelegatingDataSource {
+public final class SwitchableDataSource extends DelegatingDataSource {
 
     private volatile boolean down;
 
-    SwitchableDataSource(DataSource target) {
+    public SwitchableDataSource(DataSource target) {
         super(target);
     }
 
-    void down() {
+    public void down() {
         down = true;
     }
 
-    void up() {
+    public void up() {
         down = false;
     }
 

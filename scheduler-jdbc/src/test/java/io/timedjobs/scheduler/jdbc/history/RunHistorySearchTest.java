@@ -106,6 +106,66 @@ class RunHistorySearchTest {
     }
 
     /**
+     * Three instances back from an outage write overlapping ranges of skipped fires at once, each
+     * from another first fire: every fire is covered by exactly one record, none of a range lost.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldCoverEachFireOnceWhenOverlappingRangesRace(TestDatabases.Kind kind) throws Exception {
+        ClusterDatabase database = database(kind.newDatabase());
+        org.springframework.jdbc.core.JdbcTemplate jdbc =
+                new org.springframework.jdbc.core.JdbcTemplate(database.dataSource());
+        int[][] ranges = {{0, 9}, {3, 14}, {6, 19}};
+        ExecutorService threads = Executors.newFixedThreadPool(3);
+        try {
+            for (int round = 0; round < 10; round++) {
+                String job = "sync" + round;
+                jdbc.update(
+                        "INSERT INTO timed_jobs_jobs (job_name, kind, schedule, created_at) VALUES (?, 'CRON',"
+                                + " '* * * * * *', CURRENT_TIMESTAMP)",
+                        job);
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<?>> done = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    int[] range = ranges[i];
+                    String name = "i" + i;
+                    RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
+                    done.add(threads.submit(() -> {
+                        start.await();
+                        history.recordSkip(
+                                new SkippedFires(
+                                        job,
+                                        fire(range[0]),
+                                        fire(range[1]),
+                                        range[1] - range[0] + 1,
+                                        SkipReason.DATABASE_DOWN,
+                                        name),
+                                EVERY_SECOND);
+                        return null;
+                    }));
+                }
+                start.countDown();
+                for (Future<?> each : done) {
+                    each.get(60, TimeUnit.SECONDS);
+                }
+                List<RunRecord> records = new RunHistory(database, RunHistorySettings.defaults())
+                        .find(RunHistoryQuery.all().job(job));
+                for (int second = 0; second <= 19; second++) {
+                    Instant at = fire(second);
+                    assertThat(records.stream().filter(record -> record.covers(at)))
+                            .as("records of %s covering %s among %s", job, at, records)
+                            .hasSize(1);
+                }
+                assertThat(records.stream().mapToLong(RunRecord::fires).sum())
+                        .as("fires counted")
+                        .isEqualTo(20);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /**
      * Three instances on their own threads notice the same 40 skipped fires at once: every fire is
      * counted once, however their writes interleave.
      */
