@@ -220,6 +220,11 @@ final class Fates {
                 job.context.store().instanceName());
     }
 
+    /** Whether {@link #missedBefore} has looked back since this instance started (or has nothing to do). */
+    boolean lookedBack() {
+        return gapChecked || !recorded();
+    }
+
     /**
      * Once after this instance starts, before it tries its first fire {@code next}, for a job without a catch-up
      * policy: the nominal fires between the job's latest recorded fire and {@code next} were due

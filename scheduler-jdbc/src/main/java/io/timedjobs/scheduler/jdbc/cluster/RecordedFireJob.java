@@ -26,9 +26,10 @@ abstract class RecordedFireJob extends ClusteredJob {
         JobStore store = context.store();
         ClusterJobStats stats = context.stats();
         long start = System.nanoTime();
-        if (context.notices().recorded(name, fire, key())) {
-            // heard recorded elsewhere (by an instance before this one in the fire's order, or after
-            // it while this one's worker was late): no statement to lose it
+        // heard recorded elsewhere (by an instance before this one in the fire's order, or after it
+        // while this one's worker was late): no statement to lose it, once the start's look back is done
+        boolean heard = context.notices().recorded(name, fire, key());
+        if (heard && (catchesUp() || fates.lookedBack())) {
             stats.skipped(name, SkipReason.LOST);
             return;
         }
@@ -39,7 +40,11 @@ abstract class RecordedFireJob extends ClusteredJob {
         try {
             liftFenceIfDue();
             if (!catchesUp()) {
-                fates.missedBefore(fire); // once per start
+                fates.missedBefore(fire); // once per start, at its first fire, heard or not
+            }
+            if (heard) {
+                stats.skipped(name, SkipReason.LOST);
+                return;
             }
             // a job with a catch-up policy moves its watermark with the record; the others learn
             // why a fire was lost from the insert that lost, and take the lease with the insert
