@@ -77,7 +77,9 @@ class SkippedFireTest {
         assertThat(stats.job("job").skipped()).containsEntry(SkipReason.PAUSED, 1L);
         // no read of its own either; then the claim of the paused fire, so that no run takes it after
         assertThat(log.executed()).hasSize((folds ? 1 : 2) + 1);
-        assertThat(log.executed().get(log.executed().size() - 1)).contains("INSERT").contains("fires");
+        assertThat(log.executed().get(log.executed().size() - 1))
+                .contains("INSERT")
+                .contains("fires");
         assertThat(kind == TestDatabases.Kind.POSTGRESQL).isEqualTo(folds);
     }
 
