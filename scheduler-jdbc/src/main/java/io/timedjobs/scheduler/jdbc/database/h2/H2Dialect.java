@@ -39,9 +39,11 @@ public final class H2Dialect extends JdbcDialect {
 
     /**
      * H2's errors of a script run beside another process's: table not found (42102), column not
-     * found (42122), lock timeout (50200), concurrent update (90131).
+     * found (42122), lock timeout (50200), concurrent update (90131), and the general error (50000)
+     * H2 2.4 answers when another process alters the same table at the same moment (it fails inside
+     * its copy of the table).
      */
-    private static final Set<Integer> H2_MIGRATING_ELSEWHERE = Set.of(42102, 42122, 50200, 90131);
+    private static final Set<Integer> H2_MIGRATING_ELSEWHERE = Set.of(42102, 42122, 50000, 50200, 90131);
 
     /** Tries of an upsert that lost the insert of its key to another transaction. */
     private static final int UPSERT_ATTEMPTS = 3;
