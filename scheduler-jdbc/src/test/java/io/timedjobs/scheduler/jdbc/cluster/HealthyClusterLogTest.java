@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -40,8 +41,9 @@ import org.springframework.scheduling.annotation.Scheduled;
  * restarted under its name. Every event at WARN or above from every logger is captured.
  *
  * <p>The instances fire for {@value #DEFAULT_SECONDS} s by default; the system property {@value
- * #SECONDS_PROPERTY} sets another length (the Maven profile {@code healthy-minute} sets 60).
+ * #SECONDS_PROPERTY} sets another length (the Maven profile {@code long}, which runs it, sets 60).
  */
+@Tag("long")
 class HealthyClusterLogTest {
 
     static final String SECONDS_PROPERTY = "timed-jobs.test.healthy-run-seconds";

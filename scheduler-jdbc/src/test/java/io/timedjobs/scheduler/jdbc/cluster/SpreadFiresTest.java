@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -25,6 +26,7 @@ import org.springframework.scheduling.annotation.Scheduled;
  * order ranks first, the others wait a backup step per rank and try only a fire they did not hear
  * recorded; and {@link FirePlacement#STICKY} keeps a job where it ran last.
  */
+@Tag("long")
 class SpreadFiresTest {
 
     private static final Duration WAIT = TestDelays.LONG;
