@@ -28,7 +28,6 @@ import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.scheduling.annotation.Scheduled;
@@ -38,7 +37,6 @@ import org.springframework.stereotype.Component;
  * Every nominal fire of a clustered job ends as exactly one fate across three instances on
  * PostgreSQL: a run, or a skip with its reason, each produced for real.
  */
-@Tag("long")
 class FatesTest {
 
     private static final Duration WAIT = TestDelays.scaled(Duration.ofSeconds(60));
