@@ -122,6 +122,90 @@ class JobFatesTest {
         assertThat(calls).hasValue(0);
     }
 
+    /**
+     * The fire a shutdown drops (queued tasks cancelled at once) is kept as skipped with the reason
+     * STOPPING, at its nominal instant, and the job stays listed with it.
+     */
+    @Test
+    void shouldKeepTheFireDroppedByTheShutdownAsStopping() {
+        AtomicInteger calls = new AtomicInteger();
+        scheduler.scheduleAtFixedRate(calls::incrementAndGet, ORIGIN.plusSeconds(10), Duration.ofSeconds(10));
+        TrackedJob job = onlyJob();
+        ticker.advance(12, TimeUnit.SECONDS);
+        awaitFates(job, 1);
+
+        scheduler.shutdown();
+
+        assertThat(job.fates())
+                .extracting(JobFate::outcome, JobFate::skipReason, JobFate::fireAt, JobFate::fires)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(
+                                Outcome.SKIPPED, SkipReason.STOPPING, ORIGIN.plusSeconds(20), 1L),
+                        org.assertj.core.groups.Tuple.tuple(Outcome.SUCCEEDED, null, ORIGIN.plusSeconds(10), 1L));
+        assertThat(scheduler.getJobRegistry().jobs()).containsExactly(job);
+        assertThat(calls).hasValue(1);
+    }
+
+    /**
+     * A graceful shutdown that waits for a running job drops the job's next fire once the run
+     * ends: that fire is kept as STOPPING at its nominal instant, after the run.
+     */
+    @Test
+    void shouldKeepTheNextFireOfAJobRunningAtAGracefulShutdownAsStopping() throws Exception {
+        LeaderFollowerTaskScheduler graceful = new LeaderFollowerTaskScheduler();
+        graceful.setPoolSize(1);
+        graceful.setTicker(ticker);
+        graceful.setThreadNamePrefix("fates-graceful-");
+        graceful.setWaitForTasksToCompleteOnShutdown(true);
+        graceful.setAwaitTerminationPeriod(TestDelays.LONG);
+        graceful.initialize();
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        graceful.schedule(
+                () -> {
+                    running.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                new org.springframework.scheduling.support.CronTrigger("*/10 * * * * *", java.time.ZoneOffset.UTC));
+        TrackedJob job = graceful.getJobRegistry().jobs().get(0);
+        ticker.advance(10, TimeUnit.SECONDS);
+        assertThat(running.await(TestDelays.LONG.toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
+
+        Thread closing = new Thread(graceful::shutdown, "fates-closing");
+        closing.start();
+        await().atMost(TestDelays.LONG)
+                .until(() -> graceful.getScheduledExecutor().isShutdown());
+        release.countDown();
+        closing.join(TestDelays.LONG.toMillis());
+
+        assertThat(closing.isAlive()).isFalse();
+        assertThat(job.fates())
+                .extracting(JobFate::outcome, JobFate::skipReason, JobFate::fireAt)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(
+                                Outcome.SKIPPED, SkipReason.STOPPING, ORIGIN.plusSeconds(20)),
+                        org.assertj.core.groups.Tuple.tuple(Outcome.SUCCEEDED, null, ORIGIN.plusSeconds(10)));
+    }
+
+    /** A job cancelled before the shutdown leaves the registry and gets no STOPPING fate from it. */
+    @Test
+    void shouldGiveNoStoppingFateToAJobCancelledBeforeTheShutdown() {
+        java.util.concurrent.ScheduledFuture<?> future =
+                scheduler.scheduleAtFixedRate(() -> {}, ORIGIN.plusSeconds(10), Duration.ofSeconds(10));
+        TrackedJob job = onlyJob();
+        future.cancel(false);
+
+        scheduler.shutdown();
+
+        assertThat(job.fates()).isEmpty();
+        assertThat(scheduler.getJobRegistry().jobs()).isEmpty();
+    }
+
     /** The fates kept per job are bounded: the oldest give way, the latest come first. */
     @Test
     void shouldKeepOnlyTheLatestFates() {
