@@ -37,7 +37,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thread-safe: instances and durable tasks as the tables of {@code scheduler-jdbc} hold them, read
  * and changed through the stores of those tables. Each view costs three short queries: instances,
- * counts by state, and the first failed tasks; the clustered jobs' part one more, grouped by job.
+ * counts by state, and the first failed tasks; with the run history two more, the timelines of all
+ * jobs in one and the last failures; the clustered jobs' part one more, grouped by job. None of
+ * them is one per job.
  */
 public final class JdbcClusterReport implements ClusterReport {
 
@@ -47,6 +49,7 @@ public final class JdbcClusterReport implements ClusterReport {
     private final @Nullable DurableTasks durableTasks;
     private final @Nullable ClusteredJobs clusteredJobs;
     private final @Nullable RunHistory history;
+    private final ClusterReads reads;
 
     /**
      * @param database the tables
@@ -92,6 +95,7 @@ public final class JdbcClusterReport implements ClusterReport {
         this.jobs = new JobStore(database, instance);
         this.taskTable = new DurableTaskStore(database);
         this.durableTasks = durableTasks;
+        this.reads = new ClusterReads(database);
     }
 
     @Override
@@ -104,19 +108,11 @@ public final class JdbcClusterReport implements ClusterReport {
                 instance.name(), instances, tasks == null ? null : durable(tasks), runs == null ? null : history(runs));
     }
 
-    /** One query per clustered job of this instance (on its name and start index), one for the failures. */
+    /** One query for the timelines of every clustered job of this instance, one for the failures. */
     private HistoryView history(RunHistory runs) {
-        Map<String, List<RunView>> timelines = new LinkedHashMap<>();
         ClusteredJobs known = clusteredJobs;
-        if (known != null) {
-            for (String job : known.jobNames()) {
-                timelines.put(
-                        job,
-                        runs.find(RunHistoryQuery.all().job(job).limit(TIMELINE_LISTED)).stream()
-                                .map(run -> JdbcHistorySearch.view(run, false))
-                                .toList());
-            }
-        }
+        Map<String, List<RunView>> timelines =
+                reads.timelines(known == null ? List.of() : List.copyOf(known.jobNames()), TIMELINE_LISTED);
         List<RunView> failures = runs.find(RunHistoryQuery.all().failures().limit(FAILURES_LISTED)).stream()
                 .map(run -> JdbcHistorySearch.view(run, false))
                 .toList();
