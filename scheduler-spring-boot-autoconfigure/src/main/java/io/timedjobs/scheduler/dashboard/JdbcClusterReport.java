@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.dashboard;
 
+import io.timedjobs.scheduler.dashboard.ClusterReads.FireSummary;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.DurableView;
@@ -12,7 +13,6 @@ import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats;
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.JobCounts;
 import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.cluster.JobStore;
-import io.timedjobs.scheduler.jdbc.cluster.JobStore.FireSummary;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance.Registration;
@@ -164,7 +164,7 @@ public final class JdbcClusterReport implements ClusterReport {
         if (known == null) {
             return Map.of();
         }
-        Map<String, FireSummary> fires = jobs.fireSummaries();
+        Map<String, FireSummary> fires = reads.fireSummaries();
         Map<String, String> refused = known.refusedJobs();
         ClusterJobStats stats = known.stats();
         Map<String, ClusterJobView> views = new LinkedHashMap<>();
@@ -173,15 +173,21 @@ public final class JdbcClusterReport implements ClusterReport {
             JobCounts counts = stats.job(job);
             Map<String, Long> skipped = new LinkedHashMap<>();
             counts.skipped().forEach((reason, count) -> skipped.put(reason.name(), count));
+            Instant lastRun = summary == null ? null : summary.lastRunAt();
             views.put(
                     job,
                     new ClusterJobView(
-                            summary == null ? 0 : summary.fires(),
+                            summary == null ? 0 : summary.ran(),
                             counts.won(),
                             skipped,
-                            summary == null ? null : summary.lastFireAt().toString(),
-                            summary == null ? null : summary.lastInstance(),
-                            refused.get(job)));
+                            lastRun == null ? null : lastRun.toString(),
+                            lastRun == null ? null : summary.lastRunBy(),
+                            refused.get(job),
+                            Map.of(
+                                    "PAUSED",
+                                    summary == null ? 0L : summary.paused(),
+                                    "STILL_RUNNING",
+                                    summary == null ? 0L : summary.stillRunning())));
         }
         return views;
     }

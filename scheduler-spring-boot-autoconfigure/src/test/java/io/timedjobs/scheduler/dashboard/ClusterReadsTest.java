@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.timedjobs.scheduler.dashboard.ClusterReads.FireSummary;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.RunView;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
@@ -74,6 +75,24 @@ class ClusterReadsTest {
         recordFire(database, "other", 0, "b");
         recordFire(database, "other", 1, "b");
         return history;
+    }
+
+    /**
+     * A recorded fire that the history records as skipped counts as that skip, not as a run, and the
+     * last fire that ran names the instance that ran it, not a later claimer.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldTellClaimedAndBlockedFiresFromRuns(TestDatabases.Kind kind) {
+        ClusterDatabase database = database(kind);
+        record(database);
+
+        Map<String, FireSummary> summaries = new ClusterReads(database).fireSummaries();
+
+        assertThat(summaries)
+                .containsOnlyKeys("report", "other")
+                .containsEntry("report", new FireSummary(4, 3, 1, fire(3), "a"))
+                .containsEntry("other", new FireSummary(2, 0, 0, fire(1), "b"));
     }
 
     /**
