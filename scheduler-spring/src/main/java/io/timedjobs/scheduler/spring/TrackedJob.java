@@ -46,6 +46,12 @@ public final class TrackedJob {
     /** Whether the fire the shutdown dropped has its fate. Guarded by this. */
     private boolean dropRecorded;
 
+    /**
+     * Scheduled runs that began and are not recorded yet. Guarded by this. The engine drops a
+     * running job's next fire before the run is recorded; its fate waits for the run's, to follow it.
+     */
+    private int runsUnrecorded;
+
     // Guarded by this. Scheduled runs of one job never overlap (a run now may overlap one), so
     // this monitor is hardly contended by workers; it gives readers a consistent view.
     private final LatenessWindow window = new LatenessWindow();
@@ -140,12 +146,13 @@ public final class TrackedJob {
     /**
      * Records, once, the fire the shutdown dropped: a STOPPING fate at its nominal instant (the one
      * the engine's cancelled task was waiting for), when the shutdown cancelled the job. Called after
-     * each step of the shutdown and by every read of the fates, as the engine drops a running job's
-     * next fire only once its run ends, on its worker.
+     * each step of the shutdown, by every read of the fates and after each run, as the engine drops a
+     * running job's next fire only once its run ends, on its worker; never before a run that began is
+     * recorded, so that the dropped fire's fate follows it.
      */
     synchronized void recordDropByShutdown() {
         ScheduledFuture<?> f = future;
-        if (!stoppedByShutdown || dropRecorded || f == null || !f.isCancelled()) {
+        if (!stoppedByShutdown || dropRecorded || runsUnrecorded > 0 || f == null || !f.isCancelled()) {
             return;
         }
         dropRecorded = true;
@@ -156,8 +163,16 @@ public final class TrackedJob {
         this.future = future;
     }
 
+    /** Notes that a scheduled run begins; called by the worker that runs it, when the gate lets it. */
+    synchronized void entered() {
+        runsUnrecorded++;
+    }
+
     /** Records one run; called by the worker that ran it. */
     synchronized void record(long latenessNanos, long durationNanos, Outcome outcome) {
+        if (runsUnrecorded > 0) {
+            runsUnrecorded--;
+        }
         runs++;
         if (outcome == Outcome.FAILED) {
             failures++;
@@ -173,6 +188,7 @@ public final class TrackedJob {
             failure = new IllegalStateException("The run failed; its exception did not reach the job's record");
         }
         fates.ran(started.minusNanos(latenessNanos), started, durationNanos, failure);
+        recordDropByShutdown();
     }
 
     /** Keeps what a run threw for its fate; called by the worker that ran it, before {@link #record}. */

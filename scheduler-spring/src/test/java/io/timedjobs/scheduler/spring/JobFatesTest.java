@@ -192,6 +192,50 @@ class JobFatesTest {
                         org.assertj.core.groups.Tuple.tuple(Outcome.SUCCEEDED, null, ORIGIN.plusSeconds(10)));
     }
 
+    /** A future the test cancels, due a fixed time from now. */
+    private static final class CancelledLater extends java.util.concurrent.CompletableFuture<Object>
+            implements java.util.concurrent.ScheduledFuture<Object> {
+        private final long delayNanos;
+
+        CancelledLater(Duration delay) {
+            this.delayNanos = delay.toNanos();
+        }
+
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return unit.convert(delayNanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public int compareTo(java.util.concurrent.Delayed other) {
+            return Long.compare(delayNanos, other.getDelay(TimeUnit.NANOSECONDS));
+        }
+    }
+
+    /**
+     * The engine drops a running job's next fire before the run is recorded: a read in between
+     * leaves the dropped fire for later, so that its fate follows the run's.
+     */
+    @Test
+    void shouldRecordTheDroppedFireAfterTheRunThatPrecededIt() {
+        java.time.Clock clock = java.time.Clock.fixed(ORIGIN.plusSeconds(12), java.time.ZoneOffset.UTC);
+        TrackedJob job = new TrackedJob("drop", "every 10s", false, false, () -> {}, clock);
+        CancelledLater future = new CancelledLater(Duration.ofSeconds(8));
+        job.attach(future);
+        job.shutdownBegins();
+        job.entered();
+        future.cancel(false);
+
+        assertThat(job.fates()).as("read between the drop and the run's record").isEmpty();
+        job.record(Duration.ofSeconds(2).toNanos(), 0L, io.timedjobs.scheduler.ExecutionListener.Outcome.SUCCEEDED);
+
+        assertThat(job.fates())
+                .extracting(JobFate::outcome, JobFate::fireAt)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(Outcome.SKIPPED, ORIGIN.plusSeconds(20)),
+                        org.assertj.core.groups.Tuple.tuple(Outcome.SUCCEEDED, ORIGIN.plusSeconds(10)));
+    }
+
     /** A job cancelled before the shutdown leaves the registry and gets no STOPPING fate from it. */
     @Test
     void shouldGiveNoStoppingFateToAJobCancelledBeforeTheShutdown() {
