@@ -17,72 +17,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.jspecify.annotations.Nullable;
 
 /**
- * Thread-safe, stateless: the reads of the page that span every clustered job, each one statement
- * whatever the number of jobs, so that a refresh costs the same with 1 job or 500.
- *
- * <ul>
- *   <li>{@link #fireSummaries()}: per job, the fires the fires table keeps, told apart by the run
- *       history: a recorded fire that a skip record covers did not run (a paused fire claimed so
- *       that no instance runs it, a fire whose lease the previous run still held), so it counts as
- *       that skip and never names its claimer as the instance that ran it.
- *   <li>{@link #timelines(List, int)}: the latest records of each job, one {@code UNION ALL} branch
- *       per job on the history's (name, start) index.
- * </ul>
+ * Thread-safe, stateless: the latest run history records of every clustered job, for the page's
+ * timelines, in one statement whatever the number of jobs: a {@code UNION ALL} of one read per job
+ * on the history's (name, start) index, so that a refresh costs the same with 1 job or 500.
  */
 final class ClusterReads {
-
-    /** What the cluster did with a job's fires that the fires table keeps. */
-    record FireSummary(
-            long ran,
-            long paused,
-            long stillRunning,
-            @Nullable Instant lastRunAt,
-            @Nullable String lastRunBy) {}
 
     private static final String RECORD_COLUMNS = "id, kind, name, task_key, fire_at, instance_name, started_at,"
             + " duration_ms, outcome, attempt, error, fire_until, fires, skip_reason, catch_up";
 
     private final ClusterDatabase database;
-    private final String fireSummaries;
 
     ClusterReads(ClusterDatabase database) {
         this.database = Objects.requireNonNull(database, "database");
-        String fires = database.tables().fires();
-        String history = database.tables().runHistory();
-        // The skips whose fires a fire record may carry; few, as consecutive skips are one record.
-        this.fireSummaries = "WITH s AS (SELECT name, fire_at, COALESCE(fire_until, fire_at) AS fire_to, skip_reason"
-                + " FROM " + history + " WHERE outcome = 'SKIPPED' AND kind = 'JOB'"
-                + " AND skip_reason IN ('PAUSED', 'STILL_RUNNING')),"
-                // each recorded fire once, with the reason of a skip covering it (null: it ran)
-                + " c AS (SELECT f.job_name, f.fire_at, MIN(s.skip_reason) AS reason FROM " + fires + " f"
-                + " LEFT JOIN s ON s.name = f.job_name AND s.fire_at <= f.fire_at AND s.fire_to >= f.fire_at"
-                + " GROUP BY f.job_name, f.fire_at),"
-                + " j AS (SELECT job_name, SUM(CASE WHEN reason IS NULL THEN 1 ELSE 0 END) AS ran,"
-                + " SUM(CASE WHEN reason = 'PAUSED' THEN 1 ELSE 0 END) AS paused,"
-                + " SUM(CASE WHEN reason = 'STILL_RUNNING' THEN 1 ELSE 0 END) AS still_running,"
-                + " MAX(CASE WHEN reason IS NULL THEN fire_at END) AS last_run_at FROM c GROUP BY job_name)"
-                + " SELECT j.job_name, j.ran, j.paused, j.still_running, j.last_run_at, f.instance_name FROM j"
-                + " LEFT JOIN " + fires + " f ON f.job_name = j.job_name AND f.fire_at = j.last_run_at";
-    }
-
-    /** Returns each job's fire summary, in one statement; jobs without fire records are absent. */
-    Map<String, FireSummary> fireSummaries() {
-        JdbcDialect dialect = database.dialect();
-        Map<String, FireSummary> summaries = new LinkedHashMap<>();
-        database.jdbc().query(fireSummaries, rs -> {
-            summaries.put(
-                    rs.getString("job_name"),
-                    new FireSummary(
-                            rs.getLong("ran"),
-                            rs.getLong("paused"),
-                            rs.getLong("still_running"),
-                            dialect.readInstant(rs, "last_run_at"),
-                            rs.getString("instance_name")));
-        });
-        return summaries;
     }
 
     /**

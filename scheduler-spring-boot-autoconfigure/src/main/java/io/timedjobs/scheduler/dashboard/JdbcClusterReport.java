@@ -1,6 +1,6 @@
 package io.timedjobs.scheduler.dashboard;
 
-import io.timedjobs.scheduler.dashboard.ClusterReads.FireSummary;
+import io.timedjobs.scheduler.dashboard.FireSummaries.FireSummary;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.DurableView;
@@ -38,8 +38,9 @@ import org.jspecify.annotations.Nullable;
  * Thread-safe: instances and durable tasks as the tables of {@code scheduler-jdbc} hold them, read
  * and changed through the stores of those tables. Each view costs three short queries: instances,
  * counts by state, and the first failed tasks; with the run history two more, the timelines of all
- * jobs in one and the last failures; the clustered jobs' part one more, grouped by job. None of
- * them is one per job.
+ * jobs in one and the last failures; the clustered jobs' part three more (four while a job has
+ * skips among its kept fires): paused jobs and the {@link FireSummaries}. None of them is one per
+ * job.
  */
 public final class JdbcClusterReport implements ClusterReport {
 
@@ -50,6 +51,7 @@ public final class JdbcClusterReport implements ClusterReport {
     private final @Nullable ClusteredJobs clusteredJobs;
     private final @Nullable RunHistory history;
     private final ClusterReads reads;
+    private final FireSummaries fireSummaries;
 
     /**
      * @param database the tables
@@ -96,6 +98,7 @@ public final class JdbcClusterReport implements ClusterReport {
         this.taskTable = new DurableTaskStore(database);
         this.durableTasks = durableTasks;
         this.reads = new ClusterReads(database);
+        this.fireSummaries = new FireSummaries(database);
     }
 
     @Override
@@ -164,7 +167,7 @@ public final class JdbcClusterReport implements ClusterReport {
         if (known == null) {
             return Map.of();
         }
-        Map<String, FireSummary> fires = reads.fireSummaries();
+        Map<String, FireSummary> fires = fireSummaries.read();
         Map<String, String> refused = known.refusedJobs();
         ClusterJobStats stats = known.stats();
         Map<String, ClusterJobView> views = new LinkedHashMap<>();

@@ -2,7 +2,7 @@ package io.timedjobs.scheduler.dashboard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.timedjobs.scheduler.dashboard.ClusterReads.FireSummary;
+import io.timedjobs.scheduler.dashboard.FireSummaries.FireSummary;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.RunView;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
@@ -87,7 +87,7 @@ class ClusterReadsTest {
         ClusterDatabase database = database(kind);
         record(database);
 
-        Map<String, FireSummary> summaries = new ClusterReads(database).fireSummaries();
+        Map<String, FireSummary> summaries = new FireSummaries(database).read();
 
         assertThat(summaries)
                 .containsOnlyKeys("report", "other")
