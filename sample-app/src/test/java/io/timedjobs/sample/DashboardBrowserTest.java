@@ -70,7 +70,8 @@ class DashboardBrowserTest {
     /** A job row's cluster cells: fires in the cluster with the instance of the last fire, skips here. */
     private static final Pattern CLUSTER_CELLS = Pattern.compile(
             "<tr data-job=\"([^\"]+)\">.*?<td class=\"num cluster-col fires\"[^>]*>(\\d+)"
-                    + "<div class=\"ran-by\">last on ([^<]*)</div></td><td class=\"cluster-col skipped\">([^<]*)</td>",
+                    + "<div class=\"ran-by\">last ran on ([^<]*)</div>(?:<div class=\"ran-by not-run\">[^<]*</div>)?</td>"
+                    + "<td class=\"cluster-col skipped\">([^<]*)</td>",
             Pattern.DOTALL);
 
     private String url() {

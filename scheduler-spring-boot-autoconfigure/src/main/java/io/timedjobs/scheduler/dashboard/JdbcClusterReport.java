@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.dashboard;
 
+import io.timedjobs.scheduler.dashboard.FireSummaries.FireSummary;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.DurableView;
@@ -12,7 +13,6 @@ import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats;
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.JobCounts;
 import io.timedjobs.scheduler.jdbc.cluster.ClusteredJobs;
 import io.timedjobs.scheduler.jdbc.cluster.JobStore;
-import io.timedjobs.scheduler.jdbc.cluster.JobStore.FireSummary;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance.Registration;
@@ -37,7 +37,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thread-safe: instances and durable tasks as the tables of {@code scheduler-jdbc} hold them, read
  * and changed through the stores of those tables. Each view costs three short queries: instances,
- * counts by state, and the first failed tasks; the clustered jobs' part one more, grouped by job.
+ * counts by state, and the first failed tasks; with the run history two more, the timelines of all
+ * jobs in one and the last failures; the clustered jobs' part three more (four while a job has
+ * skips among its kept fires): paused jobs and the {@link FireSummaries}. None of them is one per
+ * job.
  */
 public final class JdbcClusterReport implements ClusterReport {
 
@@ -47,6 +50,8 @@ public final class JdbcClusterReport implements ClusterReport {
     private final @Nullable DurableTasks durableTasks;
     private final @Nullable ClusteredJobs clusteredJobs;
     private final @Nullable RunHistory history;
+    private final ClusterReads reads;
+    private final FireSummaries fireSummaries;
 
     /**
      * @param database the tables
@@ -92,6 +97,8 @@ public final class JdbcClusterReport implements ClusterReport {
         this.jobs = new JobStore(database, instance);
         this.taskTable = new DurableTaskStore(database);
         this.durableTasks = durableTasks;
+        this.reads = new ClusterReads(database);
+        this.fireSummaries = new FireSummaries(database);
     }
 
     @Override
@@ -104,19 +111,11 @@ public final class JdbcClusterReport implements ClusterReport {
                 instance.name(), instances, tasks == null ? null : durable(tasks), runs == null ? null : history(runs));
     }
 
-    /** One query per clustered job of this instance (on its name and start index), one for the failures. */
+    /** One query for the timelines of every clustered job of this instance, one for the failures. */
     private HistoryView history(RunHistory runs) {
-        Map<String, List<RunView>> timelines = new LinkedHashMap<>();
         ClusteredJobs known = clusteredJobs;
-        if (known != null) {
-            for (String job : known.jobNames()) {
-                timelines.put(
-                        job,
-                        runs.find(RunHistoryQuery.all().job(job).limit(TIMELINE_LISTED)).stream()
-                                .map(run -> JdbcHistorySearch.view(run, false))
-                                .toList());
-            }
-        }
+        Map<String, List<RunView>> timelines =
+                reads.timelines(known == null ? List.of() : List.copyOf(known.jobNames()), TIMELINE_LISTED);
         List<RunView> failures = runs.find(RunHistoryQuery.all().failures().limit(FAILURES_LISTED)).stream()
                 .map(run -> JdbcHistorySearch.view(run, false))
                 .toList();
@@ -168,7 +167,7 @@ public final class JdbcClusterReport implements ClusterReport {
         if (known == null) {
             return Map.of();
         }
-        Map<String, FireSummary> fires = jobs.fireSummaries();
+        Map<String, FireSummary> fires = fireSummaries.read();
         Map<String, String> refused = known.refusedJobs();
         ClusterJobStats stats = known.stats();
         Map<String, ClusterJobView> views = new LinkedHashMap<>();
@@ -177,15 +176,21 @@ public final class JdbcClusterReport implements ClusterReport {
             JobCounts counts = stats.job(job);
             Map<String, Long> skipped = new LinkedHashMap<>();
             counts.skipped().forEach((reason, count) -> skipped.put(reason.name(), count));
+            Instant lastRun = summary == null ? null : summary.lastRunAt();
             views.put(
                     job,
                     new ClusterJobView(
-                            summary == null ? 0 : summary.fires(),
+                            summary == null ? 0 : summary.ran(),
                             counts.won(),
                             skipped,
-                            summary == null ? null : summary.lastFireAt().toString(),
-                            summary == null ? null : summary.lastInstance(),
-                            refused.get(job)));
+                            lastRun == null ? null : lastRun.toString(),
+                            lastRun == null ? null : summary.lastRunBy(),
+                            refused.get(job),
+                            Map.of(
+                                    "PAUSED",
+                                    summary == null ? 0L : summary.paused(),
+                                    "STILL_RUNNING",
+                                    summary == null ? 0L : summary.stillRunning())));
         }
         return views;
     }

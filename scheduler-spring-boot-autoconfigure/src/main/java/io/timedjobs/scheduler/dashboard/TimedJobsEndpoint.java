@@ -115,7 +115,9 @@ public class TimedJobsEndpoint {
         if (cluster == null) {
             return noDurableTasks("retry", handler, key);
         }
-        return cluster.retry(handler, key);
+        ActionResult result = cluster.retry(handler, key);
+        report.changed();
+        return result;
     }
 
     /** Cancels a durable task. */
@@ -125,7 +127,9 @@ public class TimedJobsEndpoint {
         if (cluster == null) {
             return noDurableTasks("cancel", handler, key);
         }
-        return cluster.cancel(handler, key);
+        ActionResult result = cluster.cancel(handler, key);
+        report.changed();
+        return result;
     }
 
     private static ActionResult noDurableTasks(String action, String handler, String key) {

@@ -35,6 +35,10 @@ public final class TimedJobsReport {
     private final String name;
     private final @Nullable Duration latenessThreshold;
     private final @Nullable ClusterReport cluster;
+    private final @Nullable ClusterReadCache clusterReads;
+
+    /** How long one reading of the database serves every page and the endpoint by default. */
+    public static final Duration CLUSTER_READ_KEPT = Duration.ofSeconds(1);
 
     /**
      * @param scheduler the scheduler to report on
@@ -47,10 +51,32 @@ public final class TimedJobsReport {
             String name,
             @Nullable Duration latenessThreshold,
             @Nullable ClusterReport cluster) {
+        this(scheduler, name, latenessThreshold, cluster, CLUSTER_READ_KEPT);
+    }
+
+    /**
+     * @param scheduler the scheduler to report on
+     * @param name its bean name
+     * @param latenessThreshold lateness above which it is reported late; null for never
+     * @param cluster instances and durable tasks; null without {@code scheduler-jdbc}
+     * @param clusterReadKept how long one reading of the database serves every reader of the view
+     *     (zero: each view reads it)
+     * @throws IllegalArgumentException if {@code clusterReadKept} is negative
+     */
+    public TimedJobsReport(
+            LeaderFollowerTaskScheduler scheduler,
+            String name,
+            @Nullable Duration latenessThreshold,
+            @Nullable ClusterReport cluster,
+            Duration clusterReadKept) {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.name = Objects.requireNonNull(name, "name");
         this.latenessThreshold = latenessThreshold;
         this.cluster = cluster;
+        this.clusterReads = cluster == null
+                ? null
+                : new ClusterReadCache(
+                        cluster, Objects.requireNonNull(clusterReadKept, "clusterReadKept"), System::nanoTime);
     }
 
     /** Returns the instances and durable tasks part, or null without {@code scheduler-jdbc}. */
@@ -59,14 +85,18 @@ public final class TimedJobsReport {
         return cluster;
     }
 
-    /** Reads everything now. */
+    /**
+     * Reads the jobs now, and the database's part as one reading shared by every reader for a
+     * second at most (see the constructor).
+     */
     public TimedJobsView view() {
-        ClusterReport clusterReport = cluster;
+        ClusterReadCache reads = clusterReads;
         List<TrackedJob> tracked = scheduler.getJobRegistry().jobs();
-        boolean anyClustered = clusterReport != null && tracked.stream().anyMatch(TrackedJob::isSharedByInstances);
-        Set<String> pausedEverywhere = anyClustered ? clusterReport.pausedJobs() : Set.of();
-        // Read here, when the view is asked for, never on a timer: one grouped query for all jobs.
-        Map<String, ClusterJobView> clustered = anyClustered ? clusterReport.clusteredJobs() : Map.of();
+        boolean anyClustered = reads != null && tracked.stream().anyMatch(TrackedJob::isSharedByInstances);
+        // Read here, when the view is asked for, never on a timer: a few queries for all jobs.
+        ClusterReadCache.Reading reading = reads == null ? null : reads.read(anyClustered);
+        Set<String> pausedEverywhere = reading == null ? Set.of() : reading.pausedEverywhere();
+        Map<String, ClusterJobView> clustered = reading == null ? Map.of() : reading.clustered();
         List<JobView> jobs = new ArrayList<>();
         for (TrackedJob job : tracked) {
             JobSnapshot snapshot = job.snapshot();
@@ -74,7 +104,15 @@ public final class TimedJobsReport {
                     snapshot.paused() || (snapshot.sharedByInstances() && pausedEverywhere.contains(snapshot.name()));
             jobs.add(job(snapshot, paused, snapshot.sharedByInstances() ? clustered.get(snapshot.name()) : null));
         }
-        return new TimedJobsView(schedulerView(), jobs, clusterReport == null ? null : clusterReport.view());
+        return new TimedJobsView(schedulerView(), jobs, reading == null ? null : reading.view());
+    }
+
+    /** Makes the next view read the database anew, after a change made through this report. */
+    void changed() {
+        ClusterReadCache reads = clusterReads;
+        if (reads != null) {
+            reads.forget();
+        }
     }
 
     private SchedulerView schedulerView() {
@@ -179,6 +217,7 @@ public final class TimedJobsReport {
             if (!clusterReport.setJobPaused(job, true)) {
                 return notRegistered("pause", job);
             }
+            changed();
             return ActionResult.done(
                     "pause", job, "Job '" + job + "' is paused on every instance; its runs are skipped until resumed");
         }
@@ -197,6 +236,7 @@ public final class TimedJobsReport {
             if (!clusterReport.setJobPaused(job, false)) {
                 return notRegistered("resume", job);
             }
+            changed();
             found.get().resume();
             return ActionResult.done(
                     "resume", job, "Job '" + job + "' runs again on every instance from its next time");

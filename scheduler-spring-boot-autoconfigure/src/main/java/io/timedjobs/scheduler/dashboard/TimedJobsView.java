@@ -79,15 +79,20 @@ public record TimedJobsView(
      * when the view is asked for, which keeps each fire for twice {@code
      * timed-jobs.cluster.fire-horizon}: older fires are counted by no one.
      *
-     * @param fires fires recorded by any instance, as far back as the fires table keeps them
+     * @param fires fires run by any instance, as far back as the fires table keeps them: a recorded
+     *     fire that the run history records as skipped (a paused fire's claim, a fire whose lease the
+     *     previous run still held) is counted in {@code skippedInCluster} instead
      * @param runsHere fires this instance won and ran since it started
      * @param skippedHere fires this instance tried and did not run since it started, by reason
      *     ({@code LOST}: another instance ran it; {@code PAUSED}, {@code RUNNING}, {@code HORIZON},
      *     {@code DATABASE_DOWN}), every reason listed
-     * @param lastFireAt the latest recorded fire's nominal instant; null if none is kept
+     * @param lastFireAt the nominal instant of the latest kept fire that ran; null if none is kept
      * @param lastFireBy the instance that ran that fire; null if none is kept
      * @param refused why this instance refuses to run the job (it never runs here); null while it
      *     takes part
+     * @param skippedInCluster recorded fires, as far back as the fires table keeps them, that did
+     *     not run, by the reason the run history gives ({@code PAUSED}: claimed while the job was
+     *     paused; {@code STILL_RUNNING}), both listed; zeros without a run history
      */
     public record ClusterJobView(
             long fires,
@@ -95,7 +100,8 @@ public record TimedJobsView(
             Map<String, Long> skippedHere,
             @Nullable String lastFireAt,
             @Nullable String lastFireBy,
-            @Nullable String refused) {}
+            @Nullable String refused,
+            Map<String, Long> skippedInCluster) {}
 
     /**
      * Lateness (start time minus due time) of a job's most recent runs.

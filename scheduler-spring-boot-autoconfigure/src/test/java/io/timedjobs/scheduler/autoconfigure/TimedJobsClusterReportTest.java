@@ -313,6 +313,65 @@ class TimedJobsClusterReportTest {
         });
     }
 
+    private static long pausedHere(ClusteredJobs jobs) {
+        return jobs.stats().job(TICK).skipped().get(SkipReason.PAUSED);
+    }
+
+    /**
+     * A paused fire's claim is a skip, never a run: A runs the job, it is paused, then B alone
+     * claims its fires. B's endpoint counts as run only the fires that ran (the history's runs), the
+     * claims as PAUSED, and names A, not the claimer, as the instance that ran the last fire.
+     */
+    @Test
+    void shouldCountAPausedFiresClaimAsASkipNotARun() {
+        DataSource database = TestDatabases.newPostgres();
+        instance(database, "app-a").run(a -> {
+            ClusteredJobs jobsA = a.getBean(ClusteredJobs.class);
+            await().atMost(TestDelays.LONG).until(() -> won(jobsA) >= 2);
+            ActionResult pause = a.getBean(TimedJobsEndpoint.class).job(TICK, "pause");
+            assertThat(pause.done()).as(pause.message()).isTrue();
+            a.stop();
+            instance(database, "app-b").run(b -> {
+                ClusteredJobs jobsB = b.getBean(ClusteredJobs.class);
+                await().atMost(TestDelays.LONG).until(() -> pausedHere(jobsB) >= 3);
+                b.stop();
+
+                ClusterDatabase tables = b.getBean(ClusterDatabase.class);
+                long recorded = tables.jdbc()
+                        .queryForObject(
+                                "SELECT COUNT(*) FROM " + tables.tables().fires() + " WHERE job_name = ?",
+                                Long.class,
+                                TICK);
+                long ran = tables.jdbc()
+                        .queryForObject(
+                                "SELECT COUNT(*) FROM " + tables.tables().runHistory()
+                                        + " WHERE name = ? AND outcome <> 'SKIPPED'",
+                                Long.class,
+                                TICK);
+                String lastRun = tables.jdbc()
+                        .queryForObject(
+                                "SELECT MAX(fire_at) FROM " + tables.tables().runHistory()
+                                        + " WHERE name = ? AND outcome <> 'SKIPPED'",
+                                java.time.OffsetDateTime.class,
+                                TICK)
+                        .toInstant()
+                        .toString();
+
+                ClusterJobView seenByB =
+                        clusterView(b.getBean(TimedJobsEndpoint.class).timedJobs());
+
+                assertThat(ran).isGreaterThanOrEqualTo(2);
+                assertThat(seenByB.runsHere()).isZero();
+                assertThat(seenByB.fires()).isEqualTo(ran);
+                assertThat(seenByB.skippedInCluster().get("PAUSED"))
+                        .isGreaterThanOrEqualTo(3)
+                        .isEqualTo(recorded - ran);
+                assertThat(seenByB.lastFireBy()).isEqualTo("app-a");
+                assertThat(seenByB.lastFireAt()).isEqualTo(lastRun);
+            });
+        });
+    }
+
     static class ZonedReport {
         @Scheduled(cron = "0 0 6 * * *")
         void send() {}

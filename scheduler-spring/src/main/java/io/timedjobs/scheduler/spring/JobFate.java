@@ -56,7 +56,9 @@ public record JobFate(
         PAUSED,
         /**
          * The scheduler was stopping: the fire came due while its lifecycle was stopped, and the
-         * shutdown interrupted its wait ({@code shutdownNow}, or the task's {@code cancel(true)}).
+         * shutdown interrupted its wait ({@code shutdownNow}, or the task's {@code cancel(true)});
+         * or the scheduler's shutdown dropped it (the job's next fire when it shut down, by the
+         * shutdown policies or at the end of the await period), kept at its nominal instant.
          */
         STOPPING
     }

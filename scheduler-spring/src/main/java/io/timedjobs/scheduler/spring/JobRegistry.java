@@ -77,6 +77,20 @@ public final class JobRegistry {
         return jobs().stream().filter(job -> job.name().equals(name)).findFirst();
     }
 
+    /** Marks the jobs still scheduled as stopped by the shutdown, which begins now. */
+    void shutdownBegins() {
+        for (TrackedJob job : jobs()) {
+            job.shutdownBegins();
+        }
+    }
+
+    /** Records the fate of each fire the shutdown dropped so far; see {@link TrackedJob#recordDropByShutdown()}. */
+    void recordDropsByShutdown() {
+        for (TrackedJob job : jobs()) {
+            job.recordDropByShutdown();
+        }
+    }
+
     /** Names a repeating task and tracks it; called once per schedule call. */
     TrackedJob track(Runnable task, String schedule) {
         TrackedJob job;

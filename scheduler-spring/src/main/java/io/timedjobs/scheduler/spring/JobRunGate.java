@@ -36,6 +36,9 @@ final class JobRunGate implements RunGate {
             }
             return false;
         }
+        if (job != null) {
+            job.entered();
+        }
         return true;
     }
 

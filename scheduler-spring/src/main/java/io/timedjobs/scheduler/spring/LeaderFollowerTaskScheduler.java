@@ -79,10 +79,11 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
     /** The engine; null until initialize(). Written once, under this object's monitor. */
     private volatile @Nullable LeaderFollowerScheduler scheduler;
 
-    private final SchedulerLifecycle lifecycle = new SchedulerLifecycle(this, this::getScheduledExecutor, logger);
-
     private final JobRegistry jobRegistry =
             new JobRegistry(target -> BeanNames.singletonName(applicationContext, target), this::getClock);
+
+    private final SchedulerLifecycle lifecycle =
+            new SchedulerLifecycle(this, this::getScheduledExecutor, logger, jobRegistry);
 
     // ---------------------------------------------------------------------------------------------
     // Configuration that may change at any time, and the container's callbacks

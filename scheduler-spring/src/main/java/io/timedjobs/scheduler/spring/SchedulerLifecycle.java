@@ -19,6 +19,9 @@ import org.jspecify.annotations.Nullable;
  *       stop(callback)} or in destroy.
  *   <li>Shutdown itself, and the one log line that says what it lost, is the {@link
  *       ShutdownSequence}'s.
+ *   <li>Each local job whose next fire the shutdown drops keeps a {@code STOPPING} fate for it, at
+ *       that fire's nominal instant: the jobs scheduled as it begins are marked first, so that a
+ *       job cancelled before is not taken for one the shutdown stopped.
  * </ol>
  */
 final class SchedulerLifecycle {
@@ -26,6 +29,7 @@ final class SchedulerLifecycle {
     private final SchedulerSettings settings;
     private final Supplier<LeaderFollowerScheduler> engine;
     private final Log logger;
+    private final JobRegistry jobs;
 
     private final PauseGate gate = new PauseGate();
 
@@ -40,11 +44,14 @@ final class SchedulerLifecycle {
 
     /**
      * @param engine the built engine; throws if the scheduler is not initialized
+     * @param jobs the scheduler's repeating jobs, which keep the fates of the fires the shutdown drops
      */
-    SchedulerLifecycle(SchedulerSettings settings, Supplier<LeaderFollowerScheduler> engine, Log logger) {
+    SchedulerLifecycle(
+            SchedulerSettings settings, Supplier<LeaderFollowerScheduler> engine, Log logger, JobRegistry jobs) {
         this.settings = settings;
         this.engine = engine;
         this.logger = logger;
+        this.jobs = jobs;
     }
 
     /** Returns the gate that every execution passes. */
@@ -74,7 +81,9 @@ final class SchedulerLifecycle {
             if (settings.isWaitForTasksToCompleteOnShutdown()
                     && !settings.isAcceptTasksAfterContextClose()
                     && !period.isZero()) {
+                jobs.shutdownBegins();
                 shutdownSequence().startGracefulThenCallBack(period, callback);
+                jobs.recordDropsByShutdown();
             } else {
                 callback.run();
             }
@@ -90,7 +99,9 @@ final class SchedulerLifecycle {
         } else {
             gate.markShutdown();
             if (built != null) {
+                jobs.shutdownBegins();
                 built.shutdown();
+                jobs.recordDropsByShutdown();
             }
         }
     }
@@ -101,6 +112,7 @@ final class SchedulerLifecycle {
             logger.debug("Shutting down " + settings.describe());
         }
         gate.markShutdown();
+        jobs.shutdownBegins();
         ShutdownSequence sequence = shutdownSequence();
         Duration period = settings.getAwaitTerminationPeriod();
         if (!settings.isWaitForTasksToCompleteOnShutdown()) {
@@ -114,6 +126,7 @@ final class SchedulerLifecycle {
             sequence.awaitThenForce(period);
         }
         sequence.report();
+        jobs.recordDropsByShutdown();
     }
 
     private synchronized ShutdownSequence shutdownSequence() {

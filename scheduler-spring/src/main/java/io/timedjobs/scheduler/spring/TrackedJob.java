@@ -37,6 +37,21 @@ public final class TrackedJob {
 
     private volatile boolean paused;
 
+    /**
+     * Whether the scheduler's shutdown began while the job was scheduled: from then on, its future
+     * cancelled means that the shutdown dropped its next fire (a job cancelled before stays out).
+     */
+    private volatile boolean stoppedByShutdown;
+
+    /** Whether the fire the shutdown dropped has its fate. Guarded by this. */
+    private boolean dropRecorded;
+
+    /**
+     * Scheduled runs that began and are not recorded yet. Guarded by this. The engine drops a
+     * running job's next fire before the run is recorded; its fate waits for the run's, to follow it.
+     */
+    private int runsUnrecorded;
+
     // Guarded by this. Scheduled runs of one job never overlap (a run now may overlap one), so
     // this monitor is hardly contended by workers; it gives readers a consistent view.
     private final LatenessWindow window = new LatenessWindow();
@@ -108,18 +123,56 @@ public final class TrackedJob {
         return runOnce;
     }
 
-    /** Returns whether the job was cancelled or ended. */
+    /**
+     * Returns whether the job was cancelled or ended; not a job the shutdown stopped, which stays
+     * listed with the fate of the fire it dropped.
+     */
     boolean isEnded() {
         ScheduledFuture<?> f = future;
-        return f != null && f.isDone();
+        return f != null && f.isDone() && !stoppedByShutdown;
+    }
+
+    /**
+     * Marks the job as one the scheduler's shutdown stops, unless it ended before; called as the
+     * shutdown begins, before it drops anything.
+     */
+    void shutdownBegins() {
+        ScheduledFuture<?> f = future;
+        if (f != null && !f.isDone() && !sharedByInstances) {
+            stoppedByShutdown = true;
+        }
+    }
+
+    /**
+     * Records, once, the fire the shutdown dropped: a STOPPING fate at its nominal instant (the one
+     * the engine's cancelled task was waiting for), when the shutdown cancelled the job. Called after
+     * each step of the shutdown, by every read of the fates and after each run, as the engine drops a
+     * running job's next fire only once its run ends, on its worker; never before a run that began is
+     * recorded, so that the dropped fire's fate follows it.
+     */
+    synchronized void recordDropByShutdown() {
+        ScheduledFuture<?> f = future;
+        if (!stoppedByShutdown || dropRecorded || runsUnrecorded > 0 || f == null || !f.isCancelled()) {
+            return;
+        }
+        dropRecorded = true;
+        fates.skipped(clock.instant().plusNanos(f.getDelay(TimeUnit.NANOSECONDS)), JobFate.SkipReason.STOPPING);
     }
 
     void attach(ScheduledFuture<?> future) {
         this.future = future;
     }
 
+    /** Notes that a scheduled run begins; called by the worker that runs it, when the gate lets it. */
+    synchronized void entered() {
+        runsUnrecorded++;
+    }
+
     /** Records one run; called by the worker that ran it. */
     synchronized void record(long latenessNanos, long durationNanos, Outcome outcome) {
+        if (runsUnrecorded > 0) {
+            runsUnrecorded--;
+        }
         runs++;
         if (outcome == Outcome.FAILED) {
             failures++;
@@ -135,6 +188,7 @@ public final class TrackedJob {
             failure = new IllegalStateException("The run failed; its exception did not reach the job's record");
         }
         fates.ran(started.minusNanos(latenessNanos), started, durationNanos, failure);
+        recordDropByShutdown();
     }
 
     /** Keeps what a run threw for its fate; called by the worker that ran it, before {@link #record}. */
@@ -157,6 +211,7 @@ public final class TrackedJob {
 
     /** Returns the fates of the job's latest fires here, latest first, at most {@value #FATES_KEPT}. */
     public synchronized List<JobFate> fates() {
+        recordDropByShutdown();
         return fates.latestFirst();
     }
 

@@ -122,6 +122,134 @@ class JobFatesTest {
         assertThat(calls).hasValue(0);
     }
 
+    /**
+     * The fire a shutdown drops (queued tasks cancelled at once) is kept as skipped with the reason
+     * STOPPING, at its nominal instant, and the job stays listed with it.
+     */
+    @Test
+    void shouldKeepTheFireDroppedByTheShutdownAsStopping() {
+        AtomicInteger calls = new AtomicInteger();
+        scheduler.scheduleAtFixedRate(calls::incrementAndGet, ORIGIN.plusSeconds(10), Duration.ofSeconds(10));
+        TrackedJob job = onlyJob();
+        ticker.advance(12, TimeUnit.SECONDS);
+        awaitFates(job, 1);
+
+        scheduler.shutdown();
+
+        assertThat(job.fates())
+                .extracting(JobFate::outcome, JobFate::skipReason, JobFate::fireAt, JobFate::fires)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(
+                                Outcome.SKIPPED, SkipReason.STOPPING, ORIGIN.plusSeconds(20), 1L),
+                        org.assertj.core.groups.Tuple.tuple(Outcome.SUCCEEDED, null, ORIGIN.plusSeconds(10), 1L));
+        assertThat(scheduler.getJobRegistry().jobs()).containsExactly(job);
+        assertThat(calls).hasValue(1);
+    }
+
+    /**
+     * A graceful shutdown that waits for a running job drops the job's next fire once the run
+     * ends: that fire is kept as STOPPING at its nominal instant, after the run.
+     */
+    @Test
+    void shouldKeepTheNextFireOfAJobRunningAtAGracefulShutdownAsStopping() throws Exception {
+        LeaderFollowerTaskScheduler graceful = new LeaderFollowerTaskScheduler();
+        graceful.setPoolSize(1);
+        graceful.setTicker(ticker);
+        graceful.setThreadNamePrefix("fates-graceful-");
+        graceful.setWaitForTasksToCompleteOnShutdown(true);
+        graceful.setAwaitTerminationPeriod(TestDelays.LONG);
+        graceful.initialize();
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        graceful.schedule(
+                () -> {
+                    running.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                new org.springframework.scheduling.support.CronTrigger("*/10 * * * * *", java.time.ZoneOffset.UTC));
+        TrackedJob job = graceful.getJobRegistry().jobs().get(0);
+        ticker.advance(10, TimeUnit.SECONDS);
+        assertThat(running.await(TestDelays.LONG.toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
+
+        Thread closing = new Thread(graceful::shutdown, "fates-closing");
+        closing.start();
+        await().atMost(TestDelays.LONG)
+                .until(() -> graceful.getScheduledExecutor().isShutdown());
+        release.countDown();
+        closing.join(TestDelays.LONG.toMillis());
+
+        assertThat(closing.isAlive()).isFalse();
+        assertThat(job.fates())
+                .extracting(JobFate::outcome, JobFate::skipReason, JobFate::fireAt)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(
+                                Outcome.SKIPPED, SkipReason.STOPPING, ORIGIN.plusSeconds(20)),
+                        org.assertj.core.groups.Tuple.tuple(Outcome.SUCCEEDED, null, ORIGIN.plusSeconds(10)));
+    }
+
+    /** A future the test cancels, due a fixed time from now. */
+    private static final class CancelledLater extends java.util.concurrent.CompletableFuture<Object>
+            implements java.util.concurrent.ScheduledFuture<Object> {
+        private final long delayNanos;
+
+        CancelledLater(Duration delay) {
+            this.delayNanos = delay.toNanos();
+        }
+
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return unit.convert(delayNanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public int compareTo(java.util.concurrent.Delayed other) {
+            return Long.compare(delayNanos, other.getDelay(TimeUnit.NANOSECONDS));
+        }
+    }
+
+    /**
+     * The engine drops a running job's next fire before the run is recorded: a read in between
+     * leaves the dropped fire for later, so that its fate follows the run's.
+     */
+    @Test
+    void shouldRecordTheDroppedFireAfterTheRunThatPrecededIt() {
+        java.time.Clock clock = java.time.Clock.fixed(ORIGIN.plusSeconds(12), java.time.ZoneOffset.UTC);
+        TrackedJob job = new TrackedJob("drop", "every 10s", false, false, () -> {}, clock);
+        CancelledLater future = new CancelledLater(Duration.ofSeconds(8));
+        job.attach(future);
+        job.shutdownBegins();
+        job.entered();
+        future.cancel(false);
+
+        assertThat(job.fates()).as("read between the drop and the run's record").isEmpty();
+        job.record(Duration.ofSeconds(2).toNanos(), 0L, io.timedjobs.scheduler.ExecutionListener.Outcome.SUCCEEDED);
+
+        assertThat(job.fates())
+                .extracting(JobFate::outcome, JobFate::fireAt)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(Outcome.SKIPPED, ORIGIN.plusSeconds(20)),
+                        org.assertj.core.groups.Tuple.tuple(Outcome.SUCCEEDED, ORIGIN.plusSeconds(10)));
+    }
+
+    /** A job cancelled before the shutdown leaves the registry and gets no STOPPING fate from it. */
+    @Test
+    void shouldGiveNoStoppingFateToAJobCancelledBeforeTheShutdown() {
+        java.util.concurrent.ScheduledFuture<?> future =
+                scheduler.scheduleAtFixedRate(() -> {}, ORIGIN.plusSeconds(10), Duration.ofSeconds(10));
+        TrackedJob job = onlyJob();
+        future.cancel(false);
+
+        scheduler.shutdown();
+
+        assertThat(job.fates()).isEmpty();
+        assertThat(scheduler.getJobRegistry().jobs()).isEmpty();
+    }
+
     /** The fates kept per job are bounded: the oldest give way, the latest come first. */
     @Test
     void shouldKeepOnlyTheLatestFates() {
