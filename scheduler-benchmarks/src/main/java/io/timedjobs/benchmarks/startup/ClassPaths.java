@@ -86,6 +86,11 @@ final class ClassPaths {
         return paths;
     }
 
+    /** The file of one artifact, null when the module has none under that key. */
+    String file(String key) {
+        return files.get(key);
+    }
+
     /** The key of a coordinate {@code group:artifact:type[:classifier]:version[:scope]}. */
     static String key(String coordinate) {
         String[] parts = coordinate.split(":");

@@ -56,6 +56,8 @@ public final class StartupCost {
                 String.join(",", variants.stream().map(Variant::name).toList()),
                 System.getProperty("java.version"),
                 jvmArgs.isEmpty() ? "none" : String.join(" ", jvmArgs));
+        // Built without -am, Maven takes our modules from the local repository, not from this checkout.
+        System.out.println("# our modules from: " + classPaths.file(Variant.OUR_JDBC));
         try (EmbeddedPostgres server = postgres ? EmbeddedPostgres.builder().start() : null) {
             String url = server == null ? "" : server.getJdbcUrl("postgres", "postgres");
             if (server != null) {
