@@ -37,17 +37,25 @@ final class Children {
 
     /**
      * One start: JVM uptime when ready and Boot's own time taken (ms), RSS (kB), heap after a full
-     * GC (bytes), classes loaded, and whether its log says it took over a name's row.
+     * GC (bytes), classes loaded, the process's CPU time until ready (ms), and whether its log says it
+     * took over a name's row.
      */
     record Sample(
-            long uptimeMillis, long bootMillis, long rssKilobytes, long heapBytes, long classes, boolean tookOver) {
+            long uptimeMillis,
+            long bootMillis,
+            long rssKilobytes,
+            long heapBytes,
+            long classes,
+            long cpuMillis,
+            boolean tookOver) {
         @Override
         public String toString() {
             return String.format(
                     Locale.ROOT,
-                    "ready %d ms (Boot: %d ms), heap %.1f MB, RSS %.1f MB, %d classes%s",
+                    "ready %d ms (Boot: %d ms, CPU %d ms), heap %.1f MB, RSS %.1f MB, %d classes%s",
                     uptimeMillis,
                     bootMillis,
+                    cpuMillis,
                     heapBytes / 1048576.0,
                     rssKilobytes / 1024.0,
                     classes,
@@ -145,6 +153,7 @@ final class Children {
                     Long.parseLong(f[2]),
                     Long.parseLong(f[3]),
                     Long.parseLong(f[4]),
+                    Long.parseLong(f[5]),
                     tookOver);
         }
 

@@ -19,22 +19,25 @@ final class Report {
                 "%n## STARTUP, %d rounds: medians [min-max]; ratios are medians over Boot's own scheduler's (%s)%n%n",
                 rounds, base.isEmpty() ? "not in this run" : BASE);
         System.out.println(
-                "| variant | starts | JVM start to ready, ms | Boot's \"Started in\", ms | heap after full GC, MB"
-                        + " | RSS when ready, MB | classes loaded | ready / boot | heap / boot | RSS / boot |");
-        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+                "| variant | starts | JVM start to ready, ms | Boot's \"Started in\", ms | CPU until ready, ms"
+                        + " | heap after full GC, MB | RSS when ready, MB | classes loaded | ready / boot | CPU / boot"
+                        + " | heap / boot | RSS / boot |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (Variant variant : variants) {
             List<Children.Sample> s = samples.get(variant.name());
             System.out.printf(
                     Locale.ROOT,
-                    "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                    "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
                     variant.name(),
                     s.size(),
                     range(s, Children.Sample::uptimeMillis, 1, 0),
                     range(s, Children.Sample::bootMillis, 1, 0),
+                    range(s, Children.Sample::cpuMillis, 1, 0),
                     range(s, Children.Sample::heapBytes, 1048576.0, 1),
                     range(s, Children.Sample::rssKilobytes, 1024.0, 1),
                     range(s, Children.Sample::classes, 1, 0),
                     ratio(s, base, Children.Sample::uptimeMillis),
+                    ratio(s, base, Children.Sample::cpuMillis),
                     ratio(s, base, Children.Sample::heapBytes),
                     ratio(s, base, Children.Sample::rssKilobytes));
         }

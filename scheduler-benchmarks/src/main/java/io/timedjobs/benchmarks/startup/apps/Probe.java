@@ -16,7 +16,9 @@ import org.springframework.context.ApplicationListener;
  * Called by Spring Boot on the main thread once, when the application is ready. Measures a child
  * JVM of the STARTUP benchmark at that moment and prints one line for the parent:
  * {@code STARTUP <JVM uptime ms> <Boot's time taken ms> <RSS kB> <heap bytes after a full GC>
- * <classes loaded>}. RSS is read first (a full GC may give memory back), then the heap after
+ * <classes loaded> <process CPU ms>}: the CPU time of all the process's threads (the JIT's and the
+ * collector's included) up to that moment, which other load on the machine moves less than the
+ * wall-clock figures. RSS is read first (a full GC may give memory back), then the heap after
  * {@link System#gc()}. The application then waits for the parent's {@code EXIT} on standard input
  * and stops as a closed context does.
  *
@@ -42,12 +44,15 @@ public final class Probe implements ApplicationListener<ApplicationReadyEvent> {
     @Override
     public void onApplicationEvent(ApplicationReadyEvent event) {
         long uptime = ManagementFactory.getRuntimeMXBean().getUptime();
+        long cpu = ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() / 1_000_000
+                : -1;
         long boot = event.getTimeTaken() == null ? -1 : event.getTimeTaken().toMillis();
         long rss = rssKilobytes();
         System.gc();
         long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
         long classes = ManagementFactory.getClassLoadingMXBean().getLoadedClassCount();
-        System.out.println("STARTUP " + uptime + " " + boot + " " + rss + " " + heap + " " + classes);
+        System.out.println("STARTUP " + uptime + " " + boot + " " + rss + " " + heap + " " + classes + " " + cpu);
         System.out.flush();
     }
 
