@@ -10,13 +10,14 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
 /**
- * A child JVM of the STARTUP benchmark: db-scheduler through its Spring Boot starter at its
- * defaults, the one job a recurring task bean on the same cron (the starter starts the scheduler
- * with every task bean). On Boot 4 the starter's configuration backs off when Boot makes the data
- * source: it orders itself after Boot 3's {@code DataSourceAutoConfiguration}, a class Boot 4
- * moved, so it is evaluated before the data source exists. The application therefore declares its
- * data source itself (a Hikari pool on {@code spring.datasource.url}, as Boot would make it), which
- * an application's own beans always precede auto-configuration with; the rest is the starter's.
+ * Spring Boot configuration, read by Boot only; the application of a child JVM of the STARTUP
+ * benchmark: db-scheduler through its Spring Boot starter at its defaults, the one job a recurring
+ * task bean on the same cron (the starter starts the scheduler with every task bean). On Boot 4 the
+ * starter's configuration backs off when Boot makes the data source: it orders itself after Boot
+ * 3's {@code DataSourceAutoConfiguration}, a class Boot 4 moved, so it is evaluated before the data
+ * source exists. The application therefore declares its data source itself (a Hikari pool on {@code
+ * spring.datasource.url}, as Boot would make it), which an application's own beans always precede
+ * auto-configuration with; the rest is the starter's.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration

@@ -11,13 +11,13 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 /**
- * A child JVM of the STARTUP benchmark: JobRunr 8.1.0 wired by hand, as its guide for Spring
- * without its Boot starter shows. Its only starters for 8.1.0 on Maven Central are for Boot 2 and
- * Boot 3, and the Boot 3 one fails on Boot 4.1 (its configuration calls a {@code PropertyMapper}
- * method Boot 4 removed). So: Boot's own data source, a {@code JobScheduler} bean that configures
- * JobRunr on it with a background job server (its defaults: a 15 s poll, Jackson as the JSON
- * mapper), Spring beans as the job activator, and the one job scheduled recurrently on the same
- * cron. No dashboard.
+ * Spring Boot configuration, read by Boot only; the application of a child JVM of the STARTUP
+ * benchmark: JobRunr 8.1.0 wired by hand, as its guide for Spring without its Boot starter shows.
+ * Maven Central has no {@code jobrunr-spring-boot-4-starter} 8.1.0, and its Boot 3 starter fails on
+ * Boot 4.1 (its configuration calls a {@code PropertyMapper} method Boot 4 removed). So: Boot's
+ * own data source, a {@code JobScheduler} bean that configures JobRunr on it with a background job
+ * server (its defaults: a 15 s poll, Jackson as the JSON mapper), Spring beans as the job
+ * activator, and the one job scheduled recurrently on the same cron. No dashboard.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration

@@ -12,9 +12,10 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
 /**
- * A child JVM of the STARTUP benchmark: Quartz through Spring Boot's own starter, the JDBC job store
- * clustered (the properties come from the parent), the one job a durable job detail and a cron
- * trigger bean, as Boot's reference shows.
+ * Spring Boot configuration, read by Boot only; the application of a child JVM of the STARTUP
+ * benchmark: Quartz through Spring Boot's own starter, the JDBC job store clustered (the properties
+ * come from the parent), the one job a durable job detail and a cron trigger bean, as Boot's
+ * reference shows.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration

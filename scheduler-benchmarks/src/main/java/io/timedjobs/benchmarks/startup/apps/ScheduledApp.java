@@ -7,10 +7,11 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
 /**
- * A child JVM of the STARTUP benchmark: the smallest Spring Boot application with one
- * {@code @Scheduled} job (03:00 every day, so it never fires during a start). On Boot's own class
- * path it runs on Boot's scheduler; with Timed Jobs' starter on the class path, on ours (with
- * {@code scheduler-jdbc} and a data source, the job is clustered). No component scan: one bean.
+ * Spring Boot configuration, read by Boot only; the application of a child JVM of the STARTUP
+ * benchmark: the smallest Spring Boot application with one {@code @Scheduled} job (03:00 every day,
+ * so it never fires during a start). On Boot's own class path it runs on Boot's scheduler; with
+ * Timed Jobs' starter on the class path, on ours (with {@code scheduler-jdbc} and a data source,
+ * the job is clustered). No component scan: one bean.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration

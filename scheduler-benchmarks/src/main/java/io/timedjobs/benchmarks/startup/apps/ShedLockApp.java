@@ -13,9 +13,10 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
 /**
- * A child JVM of the STARTUP benchmark: Boot's scheduler with ShedLock's Spring integration, as its
- * README sets it up: {@code @EnableSchedulerLock}, the JDBC template lock provider on the database's
- * time, the one job under a lock name. ShedLock has no Boot starter of its own.
+ * Spring Boot configuration, read by Boot only; the application of a child JVM of the STARTUP
+ * benchmark: Boot's scheduler with ShedLock's Spring integration, as its README sets it up: {@code
+ * @EnableSchedulerLock}, the JDBC template lock provider on the database's time, the one job under
+ * a lock name. ShedLock has no Boot starter of its own.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
