@@ -34,6 +34,8 @@ public final class Smoke {
         io.timedjobs.benchmarks.cluster.IdleLoad.compare(new String[] {"1"});
         io.timedjobs.benchmarks.cluster.RemoteStart.compare(new String[] {"1"});
         io.timedjobs.benchmarks.cluster.JobFires.compare(new String[] {"1"});
+        // Two fresh Boot applications, one start each: a start that fails is reported, not thrown.
+        io.timedjobs.benchmarks.startup.StartupCost.compare(new String[] {"1", "boot,timed-jobs-jdbc-h2"});
         OneShot.main(new String[] {"1", Peers.LF + "," + Peers.STPE + "," + Peers.STPE_ROC});
         // JMH in this process (no fork), one short iteration per benchmark, two peers.
         Compare.main(new String[] {

@@ -201,6 +201,31 @@ class ClusterInstanceTest {
         assertThat(restarted.heartbeatOf("web-1")).isAfter(Instant.now().minusSeconds(30));
     }
 
+    /**
+     * A process that starts under a default name right after another process on the same host was
+     * killed (its row still live for the lease) finds no row under its own name, and starts without
+     * watching anything.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldStartAtOnceUnderAFreshDefaultNameBesideTheLiveRowOfAKilledPredecessor(TestDatabases.Kind kind) {
+        JdbcTemplate jdbc = newDatabase(kind);
+        JdbcDialect dialect = JdbcDialect.detect(jdbc.getDataSource());
+        long pid = ProcessHandle.current().pid();
+        String predecessorName = ClusterInstance.defaultName().replace("-" + pid + "-", "-" + (pid + 1) + "-");
+        new ClusterInstance(jdbc, dialect, TableNames.defaults(), predecessorName, Duration.ofSeconds(30)).register();
+        List<Duration> waits = new ArrayList<>();
+        String name = ClusterInstance.defaultName();
+        ClusterInstance fresh = new ClusterInstance(
+                jdbc, dialect, TableNames.defaults(), name, Duration.ofSeconds(30), Duration.ofSeconds(1), waits::add);
+
+        fresh.register();
+
+        assertThat(waits).isEmpty();
+        assertThat(fresh.heartbeatOf(name)).isNotNull();
+        assertThat(fresh.heartbeatOf(predecessorName)).isNotNull();
+    }
+
     private static JdbcTemplate newDatabase(TestDatabases.Kind kind) {
         DataSource dataSource = kind.newDatabase();
         JdbcDialect dialect = JdbcDialect.detect(dataSource);
