@@ -1,12 +1,9 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
-import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
 import io.timedjobs.scheduler.jdbc.history.SkipReason;
 import io.timedjobs.scheduler.jdbc.history.SkippedFires;
 import java.time.Instant;
-import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
@@ -107,42 +104,24 @@ final class Fates {
 
     /**
      * The fire was due while this instance was leaving: skipped as {@link SkipReason#STOPPING} when
-     * no other instance is alive to run it (else one of them does).
+     * no other instance is alive and staying to run it (else one of them does), once this instance
+     * claimed the fire in the fires table (so that an instance that starts a moment later cannot run
+     * it too). Who stays is read once per stop, not per job ({@link Departure#othersStaying}): every
+     * instance stopping at once counts none, and each records the fires it refuses, one of them per fire.
+     * Not for a job with a catch-up policy: its catch-up at the next start runs such a fire or drops it.
      */
     void stopping(Instant fire) {
-        if (!recorded()) {
+        if (!recorded() || job.catchesUp()) {
             return;
         }
+        JobStore store = job.context.store();
         try {
-            if (!othersAlive()) {
+            if (!store.departure().othersStaying(job.context.pollInterval()) && store.claimFire(job.name(), fire)) {
                 skipped(fire, SkipReason.STOPPING);
             }
         } catch (DataAccessException ex) {
             // the instance is leaving anyway
         }
-    }
-
-    /**
-     * Returns whether an instance other than this one is alive (its heartbeat, on the database's
-     * clock, within the take-over delay of this one's); true when this one has no row to compare.
-     */
-    private boolean othersAlive() {
-        ClusterInstance instance = job.context.store().instance();
-        List<ClusterInstance.Registration> all = instance.all();
-        Instant mine = all.stream()
-                .filter(registration -> registration.name().equals(instance.name()))
-                .map(ClusterInstance.Registration::heartbeatAt)
-                .filter(Objects::nonNull)
-                .findFirst()
-                .orElse(null);
-        if (mine == null) {
-            return true;
-        }
-        Instant deadBefore = mine.plusMillis(instance.deadAfterMillisParameter());
-        return all.stream()
-                .anyMatch(registration -> !registration.name().equals(instance.name())
-                        && registration.heartbeatAt() != null
-                        && registration.heartbeatAt().isAfter(deadBefore));
     }
 
     /** The fires from {@code first} to {@code last}, {@code fires} of them, were skipped here with no database. */

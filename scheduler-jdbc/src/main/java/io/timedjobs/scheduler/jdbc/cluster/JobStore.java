@@ -64,17 +64,14 @@ public final class JobStore {
     private final JobSql sql;
     private final RunHistory history;
 
-    /** The statements of catch-up after downtime, beside these. */
+    /** The statements of catch-up after downtime, of the job's definitions, of fixed-delay jobs, beside these. */
     private final CatchUpStore catchUp;
 
-    /** The statements of the job's definitions, beside these. */
     private final JobDefinitionStore definitions;
-
-    /** The statements of fixed-delay jobs, beside these. */
     private final DelayedFireStore delayed;
 
-    /** Fires going on here, and whether more may begin: see {@link Departure}. */
-    private final Departure departure = new Departure();
+    /** Fires going on here, whether more may begin, and who stays at a stop: see {@link Departure}. */
+    private final Departure departure;
 
     /** The run leases this instance holds, and those it gave up since the heartbeat's last poll. */
     private final HeldLeases held = new HeldLeases();
@@ -97,6 +94,7 @@ public final class JobStore {
         this.definitions = new JobDefinitionStore(database, instance, this);
         this.delayed = new DelayedFireStore(database, instance, this, history);
         this.skipGate = new SkipGate(jdbc, instance);
+        this.departure = Departure.of(instance);
     }
 
     /** Returns the store of catch-up watermarks, for jobs whose policy catches up. */

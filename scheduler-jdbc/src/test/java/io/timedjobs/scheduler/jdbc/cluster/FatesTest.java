@@ -459,6 +459,62 @@ class FatesTest {
     }
 
     /**
+     * Every instance stops at once: the other one still beats through its own stop but is marked
+     * leaving, so the fires this one refuses while a run ends are recorded as STOPPING, each once.
+     */
+    @Test
+    void shouldRecordTheFiresRefusedWhileEveryInstanceStops() throws Exception {
+        DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
+        org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(dataSource);
+        RunLog log = new RunLog();
+        ConfigurableApplicationContext a = start(dataSource, "a", log, Ticks.class);
+        Instant started = Instant.now();
+        RunHistory history = history(dataSource);
+        String job = job(a, "tick");
+        // another instance in its own graceful stop: alive, beating, leaving
+        jdbc.update("INSERT INTO timed_jobs_instances (instance_name, started_at, heartbeat_at, schema_version,"
+                + " leaving) VALUES ('b', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 6, TRUE)");
+        java.util.concurrent.ScheduledExecutorService beat =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        beat.scheduleWithFixedDelay(
+                () -> jdbc.update(
+                        "UPDATE timed_jobs_instances SET heartbeat_at = CURRENT_TIMESTAMP WHERE instance_name = 'b'"),
+                0,
+                200,
+                TimeUnit.MILLISECONDS);
+        try {
+            await().atMost(WAIT)
+                    .until(() ->
+                            log.fires("tick").stream().filter(started::isBefore).count() >= 2);
+            Instant from = log.fires("tick").stream()
+                    .filter(started::isBefore)
+                    .findFirst()
+                    .orElseThrow();
+            held = new CountDownLatch(1);
+            CountDownLatch open = new CountDownLatch(1);
+            holdSlow = open;
+            assertThat(held.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            CompletableFuture<Void> stopping = CompletableFuture.runAsync(a::close);
+            await().atMost(WAIT).until(() -> skipped(history, job, SkipReason.STOPPING) >= 2);
+            assertThat(jdbc.queryForObject(
+                            "SELECT leaving FROM timed_jobs_instances WHERE instance_name = 'a'", Boolean.class))
+                    .as("marked leaving through its stop")
+                    .isTrue();
+            holdSlow = null;
+            open.countDown();
+            stopping.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            instances.clear();
+
+            RunRecord stop = history.find(RunHistoryQuery.all().job(job).skipReason(SkipReason.STOPPING))
+                    .get(0);
+            assertThat(stop.instance()).isEqualTo("a");
+            assertOneFatePerFire(history, job, from, stop.fireUntil());
+        } finally {
+            beat.shutdownNow();
+        }
+    }
+
+    /**
      * A deploy with another schedule (hourly): the instances of the old one (every second) stand by,
      * and the fire they refused, which the new one does not have, is recorded once as SUPERSEDED.
      */
