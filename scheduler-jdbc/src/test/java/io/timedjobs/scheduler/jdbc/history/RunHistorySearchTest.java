@@ -280,6 +280,39 @@ class RunHistorySearchTest {
                 });
     }
 
+    /**
+     * A range that overlaps recorded fires on both sides and between them writes every fire left:
+     * the gaps before, between and after them, each fire of the range covered once.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldWriteEveryGapOfARangeAroundRecordedFires(TestDatabases.Kind kind) {
+        ClusterDatabase database = database(kind.newDatabase());
+        RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
+        history.recordSkip(new SkippedFires("sync", fire(3), fire(4), 2, SkipReason.STILL_RUNNING, "a"), EVERY_SECOND);
+        ran(history, "sync", fire(7), "a", null);
+
+        assertThat(history.recordSkip(
+                        new SkippedFires("sync", fire(0), fire(10), 11, SkipReason.DATABASE_DOWN, "b"), EVERY_SECOND))
+                .isTrue();
+
+        assertThat(history.find(RunHistoryQuery.all().job("sync").skipReason(SkipReason.DATABASE_DOWN)).stream()
+                        .map(down -> down.fireAt() + ".." + down.fireUntil() + " " + down.fires())
+                        .sorted()
+                        .toList())
+                .containsExactly(
+                        fire(0) + ".." + fire(2) + " 3",
+                        fire(5) + ".." + fire(6) + " 2",
+                        fire(8) + ".." + fire(10) + " 3");
+        List<RunRecord> all = history.find(RunHistoryQuery.all().job("sync"));
+        for (int second = 0; second <= 10; second++) {
+            Instant at = fire(second);
+            assertThat(all.stream().filter(record -> record.covers(at)))
+                    .as("fates at %s", at)
+                    .hasSize(1);
+        }
+    }
+
     /** Skip reasons and outcomes filter as one condition, and the window over nominal fires finds a range by any fire in it. */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)
