@@ -33,8 +33,8 @@ final class Fates {
     private volatile @Nullable Instant downLast;
     private volatile long downFires;
 
-    /** A fire refused for another definition, written once the current one had time to record it; or null. */
-    private volatile @Nullable Instant supersededFire;
+    /** The first fire refused for another definition and not written yet (see {@link #standingBy}); or null. */
+    private volatile @Nullable Instant supersededFrom;
 
     /** Whether this instance looked for fires missed before it started (see {@link #missedBefore}). */
     private volatile boolean gapChecked;
@@ -73,32 +73,62 @@ final class Fates {
     }
 
     /**
-     * This instance stands by for another definition: its fire is skipped as {@link
-     * SkipReason#SUPERSEDED}, unless the current definition records it or a later one (then it is
-     * the current definition's fire, with a fate of its own). Written at the next poll ({@link
-     * #standingBy()}), so that the current definition had the time to record a fire at the same
-     * instant.
+     * This instance stands by for another definition: from {@code fire} on, its fires are skipped as
+     * {@link SkipReason#SUPERSEDED}, but for those the current definition records at the same
+     * instant (they have a fate of their own). Written as the polls go by while it stands by
+     * ({@link #standingBy}).
      */
     void superseded(Instant fire) {
-        if (recorded()) {
-            supersededFire = fire;
+        if (recorded() && supersededFrom == null) {
+            supersededFrom = fire;
         }
     }
 
-    /** A poll while this instance stands by: writes the fire refused for another definition, if any. */
-    void standingBy() {
-        Instant fire = supersededFire;
-        if (fire == null || job.context.clock().now().isBefore(fire.plus(job.context.pollInterval()))) {
-            return; // none, or a poll interval has not passed since the fire
+    /**
+     * A poll while this instance stands by ({@code still}), or the one that found it firing the job
+     * again: writes this definition's fires refused since the last poll, one range coalesced with
+     * the one before, but for those the fires table records. While it stands by, up to the fires
+     * older than the horizon (no instance may record them any more); once the job is back, up to
+     * when its row took the definition back (the fires after are tried). One read of the fires
+     * table per poll with fires to write, and at the end a read of the job's row.
+     */
+    void standingBy(boolean still) {
+        Instant from = supersededFrom;
+        UnaryOperator<@Nullable Instant> step = step();
+        if (from == null || step == null) {
+            return;
         }
-        supersededFire = null;
         try {
-            Instant last = job.context.store().catchUp().lastRecordedFire(job.name());
-            if (last == null || last.isBefore(fire)) {
-                skipped(fire, SkipReason.SUPERSEDED);
+            Instant end;
+            if (still) {
+                java.time.Duration wait = job.context.fireHorizon().compareTo(job.context.pollInterval()) > 0
+                        ? job.context.fireHorizon()
+                        : job.context.pollInterval();
+                end = job.context.clock().now().minus(wait);
+            } else {
+                // the fires from when the row took this definition back on are tried (the trigger's
+                // next fire is after now)
+                JobStore.JobRow row = job.context.store().read(job.name());
+                Instant now = job.context.clock().now();
+                end = row == null ? from : row.definedAt().isBefore(now) ? row.definedAt() : now;
+                supersededFrom = null;
             }
+            Instant last = null;
+            long fires = 0;
+            for (Instant at = from; at != null && at.isBefore(end) && fires < MOST_COUNTED; at = step.apply(at)) {
+                last = at;
+                fires++;
+            }
+            if (last == null) {
+                return; // no fire passed yet
+            }
+            Set<Instant> ran = job.context.store().catchUp().recordedFires(job.name(), from, last);
+            if (still) {
+                supersededFrom = step.apply(last);
+            }
+            writeExcept(from, last, fires, SkipReason.SUPERSEDED, ran, step);
         } catch (DataAccessException ex) {
-            // only a label: the fire is skipped either way
+            // tried again at the next poll
         }
     }
 
@@ -165,8 +195,22 @@ final class Fates {
         } catch (DataAccessException ex) {
             return; // a label only: the fires did not run here either way
         }
+        writeExcept(first, last, fires, SkipReason.DATABASE_DOWN, ran, step);
+    }
+
+    /**
+     * Writes the {@code fires} from {@code first} to {@code last} as skipped for {@code reason}, but
+     * for those in {@code ran}: one record per range of the others.
+     */
+    private void writeExcept(
+            Instant first,
+            Instant last,
+            long fires,
+            SkipReason reason,
+            Set<Instant> ran,
+            @Nullable UnaryOperator<@Nullable Instant> step) {
         if (ran.isEmpty() || step == null) {
-            write(downRange(first, last, fires), step);
+            write(range(first, last, fires, reason), step);
             return;
         }
         Instant from = null;
@@ -179,24 +223,19 @@ final class Fates {
                 until = at;
                 count++;
             } else if (from != null && until != null) {
-                write(downRange(from, until, count), step);
+                write(range(from, until, count, reason), step);
                 from = null;
                 count = 0;
             }
         }
         if (from != null && until != null) {
-            write(downRange(from, until, count), step);
+            write(range(from, until, count, reason), step);
         }
     }
 
-    private SkippedFires downRange(Instant first, Instant last, long fires) {
+    private SkippedFires range(Instant first, Instant last, long fires, SkipReason reason) {
         return new SkippedFires(
-                job.name(),
-                first,
-                last,
-                fires,
-                SkipReason.DATABASE_DOWN,
-                job.context.store().instanceName());
+                job.name(), first, last, fires, reason, job.context.store().instanceName());
     }
 
     /** Whether {@link #missedBefore} has looked back since this instance started (or has nothing to do). */

@@ -516,35 +516,47 @@ class FatesTest {
 
     /**
      * A deploy with another schedule (hourly): the instances of the old one (every second) stand by,
-     * and the fire they refused, which the new one does not have, is recorded once as SUPERSEDED.
+     * and every fire they refuse is recorded once as SUPERSEDED, in one growing record; once the new
+     * definition's last instance stops, they take the job back, and the fires until then are
+     * SUPERSEDED too: every second from the first run to a run after the take-back has one fate.
      */
     @Test
-    void shouldRecordAFireOfAStandbyDefinitionAsSuperseded() throws Exception {
+    void shouldRecordEveryFireOfAStandbyDefinitionAsSuperseded() throws Exception {
         DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
         RunLog log = new RunLog();
         ConfigurableApplicationContext a = start(dataSource, "a", log, EverySecond.class);
         start(dataSource, "b", log, EverySecond.class);
         await().atMost(WAIT).until(() -> log.count("tick") >= 2);
+        Instant from = log.fires("tick").get(0);
         ConfigurableApplicationContext c = start(dataSource, "c", log, Hourly.class);
         Instant switched = Instant.now();
         RunHistory history = history(dataSource);
         String job = job(a, "tick");
         assertThat(job(c, "tick")).isEqualTo(job);
-        await().atMost(WAIT).until(() -> skipped(history, job, SkipReason.SUPERSEDED) >= 1);
-        Instant to = lastFire(log, "tick");
-        closeAll();
-
-        List<RunRecord> records = records(history, job);
-        assertThat(records.stream().filter(record -> record.skipReason() == SkipReason.SUPERSEDED))
-                .as("the fire both old instances refused, once")
+        await().atMost(WAIT).until(() -> skipped(history, job, SkipReason.SUPERSEDED) >= 3);
+        Instant lastBefore = lastFire(log, "tick");
+        assertThat(records(history, job).stream().filter(record -> record.skipReason() == SkipReason.SUPERSEDED))
+                .as("the fires both old instances refused, once, in one record")
                 .singleElement()
                 .satisfies(skip -> {
                     assertThat(skip.instance()).isIn("a", "b");
-                    assertThat(skip.fireAt()).isAfter(switched).isAfter(to);
-                    assertThat(skip.fires()).isOne();
+                    assertThat(skip.fireAt()).isAfter(switched.minusSeconds(1)).isAfter(lastBefore);
                 });
+
+        instances.remove(c);
+        c.close();
+        Instant closed = Instant.now();
+        await().atMost(WAIT)
+                .until(() -> log.fires("tick").stream().filter(closed::isBefore).count() >= 2);
+        Instant to = lastFire(log, "tick");
+        closeAll();
+
         assertThat(log.runsPerFire("tick").values()).allMatch(runs -> runs == 1);
-        assertThat(log.fires("tick")).allMatch(fire -> !fire.isAfter(switched.plusSeconds(1)));
+        assertOneFatePerFire(history, job, from, to);
+        assertThat(records(history, job))
+                .filteredOn(record -> record.skipReason() == SkipReason.SUPERSEDED)
+                .allMatch(record ->
+                        record.instance().equals("a") || record.instance().equals("b"));
     }
 
     /** Two jobs every second; a run of one waits while {@link #hold} is set, of the other while {@link #holdSlow} is. */
