@@ -448,6 +448,30 @@ class RunHistorySearchTest {
                 .isEqualTo(RunHistory.stackTrace(deep(600)).replace("deep(", "deep("));
         assertThat(failed.stackTrace().length()).isLessThanOrEqualTo(RunHistory.STACK_TRACE_LENGTH);
         assertThat(failed.error()).isEqualTo("java.lang.IllegalStateException: at the bottom");
+        assertThat(history.fateAt("sync", fire(0)).covering())
+                .singleElement()
+                .extracting(RunRecord::stackTrace)
+                .isEqualTo(failed.stackTrace());
+    }
+
+    /** A page of a list or a search reads no stack trace: its records carry none; one run's read keeps it. */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldReadNoStackTraceForAPage(TestDatabases.Kind kind) {
+        RunHistory history = new RunHistory(database(kind.newDatabase()), RunHistorySettings.defaults());
+        ran(history, "sync", fire(0), "a", deep(600));
+        ran(history, "sync", fire(1), "a", deep(10));
+
+        assertThat(history.page(RunHistoryQuery.all().job("sync").limit(10)).records())
+                .hasSize(2)
+                .allSatisfy(record -> {
+                    assertThat(record.stackTrace()).isNull();
+                    assertThat(record.error()).isEqualTo("java.lang.IllegalStateException: at the bottom");
+                });
+        assertThat(history.fateAt("sync", fire(1)).covering())
+                .singleElement()
+                .extracting(RunRecord::stackTrace)
+                .isNotNull();
     }
 
     /**
