@@ -12,13 +12,16 @@ import org.springframework.dao.DataAccessException;
 /**
  * Used by one {@link ClusteredJob} only, under its thread rule (trigger and run alternate, so the
  * fields are volatile and never written at once): writes to the {@link RunHistory} the fates of the
- * job's nominal fires that did not run, as this instance notices them. A fire is written at most
- * once across the cluster for one reason ({@link RunHistory#recordSkip}; two instances that notice
- * it for two reasons at once, one extending a record while the other starts one, may both write
- * it); none while an instance of schema version 5 or older is alive ({@link SkipGate}); a fire this
- * instance could not claim with the database away is left out when the fires table shows another
- * instance began it. Which instance writes which reason, and when, is told in docs/run-history.md. A fire that ran has its fate written with its run's end, at no
- * cost here. Cron and fixed-rate jobs only: a fixed-delay job's fire is late, never dropped.
+ * job's nominal fires that did not run, as this instance notices them. At most one fate per fire:
+ * a skip for a reason {@linkplain SkipReason#claimed() claimed} (paused, stopping, or the previous
+ * run still going) holds the fire's record in the fires table, which a run needs too; a skip for
+ * any other reason (the database away, missed, superseded) is written only for fires past the
+ * horizon, which nothing may record any more, but for those the fires table records, and under the
+ * job's lock, which leaves out the fires another record covers ({@link RunHistory#recordSkip}).
+ * None while an instance of schema version 5 or older is alive ({@link SkipGate}). Which instance
+ * writes which reason, and when, is told in docs/run-history.md. A fire that ran has its fate
+ * written with its run's end, at no cost here. Cron and fixed-rate jobs only: a fixed-delay job's
+ * fire is late, never dropped.
  */
 final class Fates {
 
@@ -27,11 +30,14 @@ final class Fates {
 
     private final ClusteredJob job;
 
-    /** Fires skipped here while the database was away, not written yet: the first, the last, how many. */
-    private volatile @Nullable Instant downFirst;
+    /** Consecutive nominal fires: the first, the last, how many. */
+    private record Range(Instant first, Instant last, long fires) {}
 
-    private volatile @Nullable Instant downLast;
-    private volatile long downFires;
+    /** Fires skipped here while the database was away, not written yet (see {@link #back}); or null. */
+    private volatile @Nullable Range down;
+
+    /** Fires missed before this instance started, too recent to be written yet (see {@link #missedBefore}); or null. */
+    private volatile @Nullable Range missedLate;
 
     /** The first fire refused for another definition and not written yet (see {@link #standingBy}); or null. */
     private volatile @Nullable Instant supersededFrom;
@@ -101,10 +107,7 @@ final class Fates {
         try {
             Instant end;
             if (still) {
-                java.time.Duration wait = job.context.fireHorizon().compareTo(job.context.pollInterval()) > 0
-                        ? job.context.fireHorizon()
-                        : job.context.pollInterval();
-                end = job.context.clock().now().minus(wait);
+                end = pastHorizon();
             } else {
                 // the fires from when the row took this definition back on are tried (the trigger's
                 // next fire is after now)
@@ -146,7 +149,8 @@ final class Fates {
         }
         JobStore store = job.context.store();
         try {
-            if (!store.departure().othersStaying(job.context.pollInterval()) && store.claimFire(job.name(), fire)) {
+            if (!store.departure().othersStaying(job.context.pollInterval())
+                    && store.claimFire(job.name(), fire, job.context.fireHorizon())) {
                 skipped(fire, SkipReason.STOPPING);
             }
         } catch (DataAccessException ex) {
@@ -159,11 +163,8 @@ final class Fates {
         if (!recorded() || fires < 1) {
             return;
         }
-        if (downFirst == null) {
-            downFirst = first;
-        }
-        downLast = last;
-        downFires = downFires + fires;
+        Range was = down;
+        down = was == null ? new Range(first, last, fires) : new Range(was.first(), last, was.fires() + fires);
     }
 
     /** As {@link #down(Instant, Instant, long)}, for one fire. */
@@ -172,30 +173,66 @@ final class Fates {
     }
 
     /**
-     * A statement went through: writes the fires skipped while the database was away as {@link
-     * SkipReason#DATABASE_DOWN}, but for those the fires table records (the database was away for
-     * this instance only, and another ran them): one record per range of fires none recorded (the
-     * other instances back find it, and write only the fires it does not cover).
+     * At a fire, after its statement went through or heard recorded elsewhere: writes the fires skipped while the database was away as {@link
+     * SkipReason#DATABASE_DOWN}, and those missed before the start that were left, as {@link
+     * SkipReason#MISSED}; of each, only the fires past the horizon (see {@link #pastHorizon}), the
+     * others kept for a later call, and but for those the fires table records (the database may have
+     * been away for this instance only, and another ran them): one record per range of fires none
+     * recorded. No read while nothing is past the horizon.
      */
     void back() {
-        Instant first = downFirst;
-        Instant last = downLast;
-        long fires = downFires;
-        if (first == null || last == null) {
-            return;
+        if (down != null) {
+            down = flush(down, SkipReason.DATABASE_DOWN);
         }
-        downFirst = null;
-        downLast = null;
-        downFires = 0;
+        if (missedLate != null) {
+            missedLate = flush(missedLate, SkipReason.MISSED);
+        }
+    }
+
+    /**
+     * The instant before which no fire can get a record in the fires table any more (a run, a claim:
+     * each refuses a fire further back than the horizon from the database's time), with a poll
+     * interval to spare for this instance's estimate of that time: a skip of a fire before it, whose
+     * fire has no record, cannot meet a run of it, nor a skip another instance claimed.
+     */
+    private Instant pastHorizon() {
+        return job.context.clock().now().minus(job.context.fireHorizon()).minus(job.context.pollInterval());
+    }
+
+    /** Writes the fires of {@code range} past the horizon, but for those recorded; returns the rest, or null. */
+    private @Nullable Range flush(@Nullable Range range, SkipReason reason) {
         UnaryOperator<@Nullable Instant> step = step();
+        if (range == null || step == null) {
+            return null;
+        }
+        Instant cutoff = pastHorizon();
+        Instant headLast = range.last();
+        long head = range.fires();
+        Range rest = null;
+        if (range.last().isAfter(cutoff)) {
+            headLast = null;
+            head = 0;
+            Instant at = range.first();
+            // stepped, not counted down: a range this instance kept may have holes (a fire it lost)
+            for (; at != null && !at.isAfter(cutoff) && head < MOST_COUNTED; at = step.apply(at)) {
+                headLast = at;
+                head++;
+            }
+            if (headLast == null) {
+                return range; // none past the horizon yet
+            }
+            rest = at != null && !at.isAfter(range.last())
+                    ? new Range(at, range.last(), Math.max(1, range.fires() - head))
+                    : null;
+        }
         Set<Instant> ran;
         try {
-            // the database may have been away for this instance only: the others ran what they recorded
-            ran = job.context.store().catchUp().recordedFires(job.name(), first, last);
+            ran = job.context.store().catchUp().recordedFires(job.name(), range.first(), headLast);
         } catch (DataAccessException ex) {
-            return; // a label only: the fires did not run here either way
+            return range; // read again with the next statement that goes through
         }
-        writeExcept(first, last, fires, SkipReason.DATABASE_DOWN, ran, step);
+        writeExcept(range.first(), headLast, head, reason, ran, step);
+        return rest;
     }
 
     /**
@@ -217,7 +254,9 @@ final class Fates {
         Instant until = null;
         long count = 0;
         long stepped = 0;
-        for (Instant at = first; at != null && !at.isAfter(last) && stepped < fires; at = step.apply(at), stepped++) {
+        for (Instant at = first;
+                at != null && !at.isAfter(last) && stepped < Math.max(fires, MOST_COUNTED);
+                at = step.apply(at), stepped++) {
             if (!ran.contains(at)) {
                 from = from == null ? at : from;
                 until = at;
@@ -248,13 +287,16 @@ final class Fates {
      * policy: the nominal fires between the job's latest recorded fire and {@code next} were due
      * while no instance ran them, and are written as one {@link SkipReason#MISSED} record (fires
      * another instance accounted for, paused say, are left out; so are those before the job's current
-     * definition took over, which were another schedule's). Three reads per job and start.
+     * definition took over, which were another schedule's). Three reads per job and start; the fires
+     * not yet past the horizon (see {@link #pastHorizon}) are written later, by {@link #back}, once
+     * they are, but for those another instance ran meanwhile.
      */
     void missedBefore(Instant next) {
         if (gapChecked || !recorded()) {
             return;
         }
         gapChecked = true;
+        Instant cutoff = pastHorizon(); // before the reads: no fire before it is recorded after them
         try {
             // the latest fire recorded, or accounted for in the history (the fire records are kept
             // only a while; a fire begun but never ended has a record of its fire, none of its run)
@@ -268,7 +310,19 @@ final class Fates {
                 // fires before the current definition took over were another schedule's, not missed
                 JobStore.JobRow row = job.context.store().read(job.name());
                 Instant since = row != null && row.definedAt().isAfter(last) ? row.definedAt() : last;
-                dropped(step.apply(since), next);
+                Instant first = step.apply(since);
+                dropped(first, next.isAfter(cutoff) ? cutoff : next);
+                // the fires since the cutoff may still be run by another instance: written later, by back()
+                Instant late = first == null || !first.isBefore(cutoff) ? first : step.apply(cutoff.minusNanos(1));
+                Instant lateLast = null;
+                long fires = 0;
+                for (Instant at = late; at != null && at.isBefore(next) && fires < MOST_COUNTED; at = step.apply(at)) {
+                    lateLast = at;
+                    fires++;
+                }
+                if (late != null && lateLast != null) {
+                    missedLate = new Range(late, lateLast, fires);
+                }
             }
         } catch (DataAccessException ex) {
             // a label only; the next start looks again

@@ -189,10 +189,13 @@ public final class JobStore {
 
     /**
      * Claims the fire (job, nominal instant) for a skip, paused or not: returns whether this instance
-     * wrote its record, true for one caller per fire, ever; false when a run or another skip has it.
+     * wrote its record, true for one caller per fire, ever; false when a run or another skip has it,
+     * or the fire is further back than {@code horizon} (then no instance may record it any more).
      */
-    boolean claimFire(String job, Instant fireAt) {
-        return dialect.insertIfAbsent(jdbc, sql.claimFire().sql(), job, dialect.bind(fireAt), instance.name()) == 1;
+    boolean claimFire(String job, Instant fireAt, Duration horizon) {
+        Object at = dialect.bind(fireAt);
+        return dialect.insertIfAbsent(jdbc, sql.claimFire().sql(), job, at, instance.name(), at, -horizon.toMillis())
+                == 1;
     }
 
     /**
@@ -322,10 +325,7 @@ public final class JobStore {
         return Lease.BUSY;
     }
 
-    /**
-     * Expires the run leases a dead process left under this instance's name, as it registers;
-     * returns how many.
-     */
+    /** Expires the run leases a dead process left under this instance's name, as it registers; returns how many. */
     int expireLeftoverLeases() {
         return jdbc.update(sql.expireLeftoverLeases().sql(), instance.name());
     }

@@ -23,13 +23,14 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Thread-safe; one per {@link RunHistory}. Writes the skips of clustered jobs: consecutive fires
  * skipped for one reason are one record, which grows, and each fire is written at most once across
- * the cluster for one reason (a fire skipped for two reasons, noticed by two instances, may have
- * both).
+ * the cluster, for one reason.
  *
- * <p>A skip of fires that follow the last fire of a job's latest record, a skip for the same reason,
- * extends it: {@code fire_until} moves from where this instance saw it end to the skip's last fire,
- * by a compare-and-set, so that of the instances that noticed the same fire one extends it and the
- * others change nothing. Any other skip is a new record, in a short transaction that first locks the job's row in
+ * <p>A skip for a {@linkplain SkipReason#claimed() claimed} reason (its instance holds each fire's
+ * record in the fires table, so no other fate can be written for it) of fires that follow the last
+ * fire of the job's latest record, for the same reason, extends it: {@code fire_until} moves from
+ * where this instance saw it end to the skip's last fire, by a compare-and-set, so that of the
+ * instances that noticed the same fire one extends it and the others change nothing. Any other
+ * skip, and a skip for another reason always, is written in a short transaction that first locks the job's row in
  * the jobs table: one job's new records are written one at a time across the cluster, each writer
  * reading what the one before wrote (a job with no row there is not serialised: then the unique
  * index on (name, fire_at, skip_reason) catches only an equal first fire). The fires the job's
@@ -37,10 +38,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * each gap they leave in the skip, before, between and after them, one record each. A writer that
  * meets the index, or loses a deadlock, reads again and writes what is left.
  *
- * <p>Costs: each instance that notices a fire which follows the record's last one tries the same
- * compare-and-set, one statement: one changes the record, the others nothing, and take it that
- * another did (reading the record once every {@value #CHECK_EVERY} fires, in case it was pruned). A
- * skip that starts a record locks the job's row, reads the job's latest records, inserts, commits.
+ * <p>Costs: for a claimed reason, each instance that notices a fire which follows the record's last
+ * one tries the same compare-and-set, one statement: one changes the record, the others nothing,
+ * and take it that another did (reading the record once every {@value #CHECK_EVERY} fires, in case
+ * it was pruned). Any other skip locks the job's row, reads the job's latest records, inserts or
+ * extends, commits.
  */
 final class SkipRecords {
 
@@ -122,6 +124,7 @@ final class SkipRecords {
         Open known = open.get(skip.job());
         if (next != null
                 && known != null
+                && skip.reason().claimed()
                 && known.reason() == skip.reason()
                 && skip.first().equals(next.apply(known.until()))) {
             if (extend(skip, known.id(), known.until())) {

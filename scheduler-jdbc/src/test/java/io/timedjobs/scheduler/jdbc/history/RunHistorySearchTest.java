@@ -313,6 +313,46 @@ class RunHistorySearchTest {
         }
     }
 
+    /**
+     * Two reasons on the same fires, neither claimed in the fires table: an instance that would
+     * extend its own record over fires another instance has just recorded for another reason finds
+     * that record under the job's lock and writes none of them; each fire keeps one fate.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldKeepOneFateWhenTwoReasonsMeetOnAFire(TestDatabases.Kind kind) {
+        ClusterDatabase database = database(kind.newDatabase());
+        RunHistory a = new RunHistory(database, RunHistorySettings.defaults());
+        RunHistory b = new RunHistory(database, RunHistorySettings.defaults());
+        assertThat(a.recordSkip(SkippedFires.one("sync", fire(0), SkipReason.DATABASE_DOWN, "a"), EVERY_SECOND))
+                .isTrue();
+        assertThat(a.recordSkip(
+                        new SkippedFires("sync", fire(1), fire(2), 2, SkipReason.DATABASE_DOWN, "a"), EVERY_SECOND))
+                .as("extends the record: a knows where it ends")
+                .isTrue();
+        // b, starting, finds the fires after a's record missed while every instance was down
+        assertThat(b.recordSkip(new SkippedFires("sync", fire(3), fire(5), 3, SkipReason.MISSED, "b"), EVERY_SECOND))
+                .isTrue();
+
+        // a's outage went on over fires 3 and 4: its record ends where a saw it end, right before them
+        assertThat(a.recordSkip(
+                        new SkippedFires("sync", fire(3), fire(4), 2, SkipReason.DATABASE_DOWN, "a"), EVERY_SECOND))
+                .as("covered already")
+                .isFalse();
+        assertThat(a.recordSkip(
+                        new SkippedFires("sync", fire(3), fire(7), 5, SkipReason.DATABASE_DOWN, "a"), EVERY_SECOND))
+                .as("the fires after the other record")
+                .isTrue();
+
+        List<RunRecord> all = a.find(RunHistoryQuery.all().job("sync"));
+        for (int second = 0; second <= 7; second++) {
+            Instant at = fire(second);
+            assertThat(all.stream().filter(record -> record.covers(at)))
+                    .as("fates at %s among %s", at, all)
+                    .hasSize(1);
+        }
+    }
+
     /** Skip reasons and outcomes filter as one condition, and the window over nominal fires finds a range by any fire in it. */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)
