@@ -138,10 +138,11 @@ final class Fates {
     /**
      * The fire was due while this instance was leaving: skipped as {@link SkipReason#STOPPING} when
      * no other instance is alive and staying to run it (else one of them does), once this instance
-     * claimed the fire in the fires table (so that an instance that starts a moment later cannot run
-     * it too). Who stays is read once per stop, not per job ({@link Departure#othersStaying}): every
-     * instance stopping at once counts none, and each records the fires it refuses, one of them per fire.
-     * Not for a job with a catch-up policy: its catch-up at the next start runs such a fire or drops it.
+     * claimed the fire in the fires table (so that an instance that starts a moment later cannot
+     * run it too). Who stays is read once per stop, not per job ({@link Departure#othersStaying}):
+     * every instance stopping at once counts none, and each records the fires it refuses, one of
+     * them per fire. Not for a job with a catch-up policy: its catch-up at the next start runs such
+     * a fire or drops it.
      */
     void stopping(Instant fire) {
         if (!recorded() || job.catchesUp()) {
@@ -173,12 +174,13 @@ final class Fates {
     }
 
     /**
-     * At a fire, after its statement went through or heard recorded elsewhere: writes the fires skipped while the database was away as {@link
-     * SkipReason#DATABASE_DOWN}, and those missed before the start that were left, as {@link
-     * SkipReason#MISSED}; of each, only the fires past the horizon (see {@link #pastHorizon}), the
-     * others kept for a later call, and but for those the fires table records (the database may have
-     * been away for this instance only, and another ran them): one record per range of fires none
-     * recorded. No read while nothing is past the horizon.
+     * At a fire, after its statement went through or heard recorded elsewhere: writes the fires
+     * skipped while the database was away as {@link SkipReason#DATABASE_DOWN}, and those missed
+     * before the start that were left, as {@link SkipReason#MISSED}; of each, only the fires past
+     * the horizon (see {@link #pastHorizon}), the others kept for a later call, and but for those
+     * the fires table records (the database may have been away for this instance only, and another
+     * ran them): one record per range of fires none recorded. No read while nothing is past the
+     * horizon.
      */
     void back() {
         if (down != null) {
@@ -283,13 +285,14 @@ final class Fates {
     }
 
     /**
-     * Once after this instance starts, before it tries its first fire {@code next}, for a job without a catch-up
-     * policy: the nominal fires between the job's latest recorded fire and {@code next} were due
-     * while no instance ran them, and are written as one {@link SkipReason#MISSED} record (fires
-     * another instance accounted for, paused say, are left out; so are those before the job's current
-     * definition took over, which were another schedule's). Three reads per job and start; the fires
-     * not yet past the horizon (see {@link #pastHorizon}) are written later, by {@link #back}, once
-     * they are, but for those another instance ran meanwhile.
+     * Once after this instance starts, before it tries its first fire {@code next}, for a job
+     * without a catch-up policy: the nominal fires between the job's latest recorded fire and
+     * {@code next} were due while no instance ran them, and are written as one {@link
+     * SkipReason#MISSED} record (fires another instance accounted for, paused say, are left out; so
+     * are those before the job's current definition took over, which were another schedule's).
+     * Three reads per job and start; the fires not yet past the horizon (see {@link #pastHorizon})
+     * are written later, by {@link #back}, once they are, but for those another instance ran
+     * meanwhile.
      */
     void missedBefore(Instant next) {
         if (gapChecked || !recorded()) {

@@ -30,13 +30,14 @@ import org.springframework.transaction.support.TransactionTemplate;
  * fire of the job's latest record, for the same reason, extends it: {@code fire_until} moves from
  * where this instance saw it end to the skip's last fire, by a compare-and-set, so that of the
  * instances that noticed the same fire one extends it and the others change nothing. Any other
- * skip, and a skip for another reason always, is written in a short transaction that first locks the job's row in
- * the jobs table: one job's new records are written one at a time across the cluster, each writer
- * reading what the one before wrote (a job with no row there is not serialised: then the unique
- * index on (name, fire_at, skip_reason) catches only an equal first fire). The fires the job's
- * latest records already cover (a run, or a skip for any reason) are left out: what is written is
- * each gap they leave in the skip, before, between and after them, one record each. A writer that
- * meets the index, or loses a deadlock, reads again and writes what is left.
+ * skip, and a skip for another reason always, is written in a short transaction that first locks
+ * the job's row in the jobs table: one job's new records are written one at a time across the
+ * cluster, each writer reading what the one before wrote (a job with no row there is not
+ * serialised: then the unique index on (name, fire_at, skip_reason) catches only an equal first
+ * fire). The fires the job's latest records already cover (a run, or a skip for any reason) are
+ * left out: what is written is each gap they leave in the skip, before, between and after them, one
+ * record each. A writer that meets the index, or loses a deadlock, reads again and writes what is
+ * left.
  *
  * <p>Costs: for a claimed reason, each instance that notices a fire which follows the record's last
  * one tries the same compare-and-set, one statement: one changes the record, the others nothing,
