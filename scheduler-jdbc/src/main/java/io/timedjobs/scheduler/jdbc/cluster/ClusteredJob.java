@@ -181,7 +181,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
                 if (registered) {
                     JobStore.JobRow row = context.store().read(name);
                     registered = row != null && rollout.settle(row);
-                    fates.standingBy();
+                    fates.standingBy(rollout.standsBy());
                 } else {
                     registered = rollout.settle(context.store()
                             .definitions()

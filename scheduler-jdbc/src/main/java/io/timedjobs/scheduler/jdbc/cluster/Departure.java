@@ -1,9 +1,11 @@
 package io.timedjobs.scheduler.jdbc.cluster;
 
+import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thread-safe; one per instance, in its {@link JobStore}: fires begin and end on the scheduler's
@@ -18,12 +20,67 @@ import java.util.function.BooleanSupplier;
  * the count, so either the fire sees the flag and gives up, or the stop sees the fire and waits.
  * The end of a run written on another thread counts too, from before its fire ends until the
  * write is done, so that the stop never removes the row or closes the database under it.
+ *
+ * <p>A stop marks the instance's row as leaving before it refuses its first fire ({@link
+ * Peers#markLeaving}), so that another instance stopping at the same time does not count on this
+ * one to run the fires it refuses; whether any other instance stays ({@link #othersStaying}) is
+ * read once per stop when none does, else again at most once per given interval, whatever the
+ * number of jobs and fires.
  */
 final class Departure {
+
+    /** The instances table as a stop sees it: this instance's mark, and the others who stay. */
+    interface Peers {
+        /** Marks this instance as leaving; may throw the database's exception. */
+        void markLeaving();
+
+        /** Returns whether another instance is alive and not leaving; may throw the database's exception. */
+        boolean othersStaying();
+
+        /** No instances table: no mark, and nobody else stays. */
+        Peers NONE = new Peers() {
+            @Override
+            public void markLeaving() {}
+
+            @Override
+            public boolean othersStaying() {
+                return false;
+            }
+        };
+    }
 
     private volatile boolean leaving;
     private final AtomicInteger going = new AtomicInteger();
     private final Object monitor = new Object();
+    private final Peers peers;
+
+    /** What the last read of {@link Peers#othersStaying} found during this stop, and when; null: none yet. */
+    private @Nullable Boolean staying;
+
+    private long stayingReadAt;
+
+    Departure() {
+        this(Peers.NONE);
+    }
+
+    Departure(Peers peers) {
+        this.peers = peers;
+    }
+
+    /** The departure of {@code instance}, marking its row and reading the others'. */
+    static Departure of(ClusterInstance instance) {
+        return new Departure(new Peers() {
+            @Override
+            public void markLeaving() {
+                instance.markLeaving();
+            }
+
+            @Override
+            public boolean othersStaying() {
+                return instance.othersStaying();
+            }
+        });
+    }
 
     /**
      * Begins a fire (its attempt and its run); false once the instance is leaving, when the fire must
@@ -65,6 +122,11 @@ final class Departure {
      * {@code idle} (no run lease held) to hold; returns whether both did.
      */
     boolean leave(Duration timeout, BooleanSupplier idle) throws InterruptedException {
+        try {
+            peers.markLeaving(); // before the first fire is refused: see the class comment
+        } catch (RuntimeException ex) {
+            // the database is away: the others may count on this instance a while, as on a dead one
+        }
         leaving = true; // before the count is read: see the class comment
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (monitor) {
@@ -79,8 +141,28 @@ final class Departure {
         }
     }
 
+    /**
+     * During a stop, returns whether another instance stays to run the fires this one refuses: read
+     * once, and again at most once per {@code reread} while one did stay (it may begin its own stop);
+     * a read that found none holds until the instance rejoins. Throws the database's exception.
+     */
+    synchronized boolean othersStaying(Duration reread) {
+        Boolean known = staying;
+        long now = System.nanoTime();
+        if (known != null && (!known || now - stayingReadAt < reread.toNanos())) {
+            return known;
+        }
+        boolean read = peers.othersStaying();
+        staying = read;
+        stayingReadAt = now;
+        return read;
+    }
+
     /** As the instance registers again after a stop: fires may begin again. */
     void rejoin() {
+        synchronized (this) {
+            staying = null;
+        }
         leaving = false;
     }
 }

@@ -263,17 +263,22 @@ public class JobSql {
     }
 
     /**
-     * Claims a fire for a skip (the job paused): its record, as {@link #recordFire()} writes one but
-     * whatever the job's row says; insert-if-absent, so that of a skip and a run of one fire only
-     * the first to write it stands.
+     * Claims a fire for a skip (the job paused, the instance stopping): its record, as {@link
+     * #recordFire()} writes one but whatever the job's row says, and unless it lies further back
+     * than the horizon from the database's time (no fire gets a record once past the horizon);
+     * insert-if-absent, so that of a skip and a run of one fire only the first to write it stands.
      */
     Statement claimFire() {
         return Statement.of(
-                "INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at) VALUES (" + jobNameParameter
-                        + ", " + instantParameter + ", " + instanceParameter + ", " + now + ")",
+                "INSERT INTO " + fires + " (job_name, fire_at, instance_name, recorded_at)"
+                        + " SELECT " + jobNameParameter + ", " + instantParameter + ", " + instanceParameter + ", "
+                        + now
+                        + " WHERE " + instantParameter + " > " + nowPlus,
                 "job",
                 "fire",
-                "instance");
+                "instance",
+                "fire",
+                "minus horizon millis");
     }
 
     /**

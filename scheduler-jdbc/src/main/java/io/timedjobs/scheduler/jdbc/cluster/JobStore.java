@@ -64,17 +64,14 @@ public final class JobStore {
     private final JobSql sql;
     private final RunHistory history;
 
-    /** The statements of catch-up after downtime, beside these. */
+    /** The statements of catch-up after downtime, of the job's definitions, of fixed-delay jobs, beside these. */
     private final CatchUpStore catchUp;
 
-    /** The statements of the job's definitions, beside these. */
     private final JobDefinitionStore definitions;
-
-    /** The statements of fixed-delay jobs, beside these. */
     private final DelayedFireStore delayed;
 
-    /** Fires going on here, and whether more may begin: see {@link Departure}. */
-    private final Departure departure = new Departure();
+    /** Fires going on here, whether more may begin, and who stays at a stop: see {@link Departure}. */
+    private final Departure departure;
 
     /** The run leases this instance holds, and those it gave up since the heartbeat's last poll. */
     private final HeldLeases held = new HeldLeases();
@@ -97,6 +94,7 @@ public final class JobStore {
         this.definitions = new JobDefinitionStore(database, instance, this);
         this.delayed = new DelayedFireStore(database, instance, this, history);
         this.skipGate = new SkipGate(jdbc, instance);
+        this.departure = Departure.of(instance);
     }
 
     /** Returns the store of catch-up watermarks, for jobs whose policy catches up. */
@@ -191,10 +189,13 @@ public final class JobStore {
 
     /**
      * Claims the fire (job, nominal instant) for a skip, paused or not: returns whether this instance
-     * wrote its record, true for one caller per fire, ever; false when a run or another skip has it.
+     * wrote its record, true for one caller per fire, ever; false when a run or another skip has it,
+     * or the fire is further back than {@code horizon} (then no instance may record it any more).
      */
-    boolean claimFire(String job, Instant fireAt) {
-        return dialect.insertIfAbsent(jdbc, sql.claimFire().sql(), job, dialect.bind(fireAt), instance.name()) == 1;
+    boolean claimFire(String job, Instant fireAt, Duration horizon) {
+        Object at = dialect.bind(fireAt);
+        return dialect.insertIfAbsent(jdbc, sql.claimFire().sql(), job, at, instance.name(), at, -horizon.toMillis())
+                == 1;
     }
 
     /**
@@ -324,10 +325,7 @@ public final class JobStore {
         return Lease.BUSY;
     }
 
-    /**
-     * Expires the run leases a dead process left under this instance's name, as it registers;
-     * returns how many.
-     */
+    /** Expires the run leases a dead process left under this instance's name, as it registers; returns how many. */
     int expireLeftoverLeases() {
         return jdbc.update(sql.expireLeftoverLeases().sql(), instance.name());
     }

@@ -31,6 +31,7 @@ abstract class RecordedFireJob extends ClusteredJob {
         boolean heard = context.notices().recorded(name, fire, key());
         if (heard && (catchesUp() || fates.lookedBack())) {
             stats.skipped(name, SkipReason.LOST);
+            fates.back(); // skips kept until past the horizon: no statement unless some are now
             return;
         }
         Object call = beginCall(fire);
@@ -73,7 +74,7 @@ abstract class RecordedFireJob extends ClusteredJob {
             if (!attempt.recorded() || lease == null) {
                 SkipReason why = attempt.known() ? whyNotRecorded(fire, attempt) : whyNotRecorded(fire);
                 stats.skipped(name, why);
-                if (why == SkipReason.PAUSED && store.claimFire(name, fire)) {
+                if (why == SkipReason.PAUSED && store.claimFire(name, fire, context.fireHorizon())) {
                     // claimed, so that an instance that finds the job resumed cannot run it after
                     fates.skipped(fire, io.timedjobs.scheduler.jdbc.history.SkipReason.PAUSED);
                 } else if (why == SkipReason.SUPERSEDED) {

@@ -391,6 +391,20 @@ public final class ClusterInstance {
                 instanceName);
     }
 
+    /**
+     * Marks this instance's row as leaving, as a graceful stop begins: the others no longer count on
+     * it to run a fire ({@link #othersStaying()}). A restart under this name clears the mark.
+     */
+    public void markLeaving() {
+        jdbc.update(sql.markLeaving().sql(), name);
+    }
+
+    /** Returns whether an instance other than this one is alive and not leaving (it may run a fire). */
+    public boolean othersStaying() {
+        Long staying = jdbc.queryForObject(sql.othersStaying().sql(), Long.class, name, deadAfterMillisParameter());
+        return staying == null || staying > 0;
+    }
+
     /** An instance as its row stands: name, start and last heartbeat on the database's clock. */
     public record Registration(
             String name,

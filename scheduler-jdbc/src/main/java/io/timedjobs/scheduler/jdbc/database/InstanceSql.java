@@ -53,8 +53,8 @@ public final class InstanceSql {
     /** Takes over the row left under a name (after a crash): started and beating now. */
     Statement restart() {
         return Statement.of(
-                "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + ", schema_version = "
-                        + TableNames.SCHEMA_VERSION + " WHERE instance_name = ?",
+                "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + ", leaving = FALSE"
+                        + ", schema_version = " + TableNames.SCHEMA_VERSION + " WHERE instance_name = ?",
                 "name");
     }
 
@@ -64,8 +64,9 @@ public final class InstanceSql {
      */
     Statement takeOver() {
         return Statement.of(
-                "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + ", schema_version = "
-                        + TableNames.SCHEMA_VERSION + " WHERE instance_name = ? AND heartbeat_at = ?",
+                "UPDATE " + table + " SET started_at = " + now + ", heartbeat_at = " + now + ", leaving = FALSE"
+                        + ", schema_version = " + TableNames.SCHEMA_VERSION
+                        + " WHERE instance_name = ? AND heartbeat_at = ?",
                 "name",
                 "heartbeat seen");
     }
@@ -111,6 +112,23 @@ public final class InstanceSql {
     /** Removes the rows of instances whose heartbeat is older than now plus a (negative) delay. */
     Statement pruneDead() {
         return Statement.of("DELETE FROM " + table + " WHERE heartbeat_at < " + nowPlusMillis, "minus delay millis");
+    }
+
+    /** Marks an instance as leaving: in a graceful stop, it begins no fire any more. */
+    Statement markLeaving() {
+        return Statement.of("UPDATE " + table + " SET leaving = TRUE WHERE instance_name = ?", "name");
+    }
+
+    /**
+     * How many instances other than one are alive (as {@link #isAlive()}) and not leaving: those
+     * that may still run a fire.
+     */
+    Statement othersStaying() {
+        return Statement.of(
+                "SELECT COUNT(*) FROM " + table + " WHERE instance_name <> ? AND leaving = FALSE AND heartbeat_at > "
+                        + nowPlusMillis,
+                "name",
+                "minus lease millis");
     }
 
     /** Removes an instance's row. */

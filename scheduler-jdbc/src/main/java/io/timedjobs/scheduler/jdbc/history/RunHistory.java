@@ -312,6 +312,7 @@ public final class RunHistory {
     /**
      * Returns one page of the records that meet the query, latest written first, with the cursor of
      * the next page; see {@link RunHistoryPage} for why paging on never repeats nor misses a record.
+     * A page's records carry no stack trace (null): {@link #fateAt} and {@link #find} read it.
      */
     public RunHistoryPage page(RunHistoryQuery query) {
         return reads.page(query);

@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
  * @param skipReason why the fires did not run; null for a run
  * @param catchUp whether the run is of a missed fire, run later by the job's catch-up policy
  * @param stackTrace the failure's stack trace, cut to {@link RunHistory#STACK_TRACE_LENGTH}
- *     characters; null for a run that succeeded, a skip, and a record written by an instance of
- *     schema version 5
+ *     characters; null for a run that succeeded, a skip, a record written by an instance of
+ *     schema version 5, and a record read in a page ({@link RunHistory#page}, which leaves it out)
  */
 public record RunRecord(
         long id,

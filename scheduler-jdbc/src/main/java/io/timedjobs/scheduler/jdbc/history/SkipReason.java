@@ -26,6 +26,17 @@ public enum SkipReason {
      */
     MISSED;
 
+    /**
+     * Whether the instance that skips a fire for this reason first holds the fire's record in the
+     * fires table (it claimed the fire, or recorded it and found the lease held), so that no other
+     * fate can be written for it: then a skip may extend the job's latest record without the job's
+     * lock. The other reasons are written only for fires past the horizon, which no instance may
+     * record any more, and each under the lock (see {@code SkipRecords}).
+     */
+    boolean claimed() {
+        return this == PAUSED || this == STILL_RUNNING || this == STOPPING;
+    }
+
     /** The longest name, which bounds the column: {@value}. */
     static final int MAX_LENGTH = 16;
 }

@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.jdbc.history;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
 import java.sql.ResultSet;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,23 +23,27 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Thread-safe; one per {@link RunHistory}. Writes the skips of clustered jobs: consecutive fires
  * skipped for one reason are one record, which grows, and each fire is written at most once across
- * the cluster for one reason (a fire skipped for two reasons, noticed by two instances, may have
- * both).
+ * the cluster, for one reason.
  *
- * <p>A skip of fires that follow the last fire of a job's latest record, a skip for the same reason,
- * extends it: {@code fire_until} moves from where this instance saw it end to the skip's last fire,
- * by a compare-and-set, so that of the instances that noticed the same fire one extends it and the
- * others change nothing. Any other skip is a new record, inserted unless one of the job's latest
- * records covers one of its fires already, in a short transaction that first locks the job's row in
- * the jobs table: one job's new records are written one at a time across the cluster, each writer
- * reading what the one before wrote (a job with no row there is not serialised: then the unique
- * index on (name, fire_at, skip_reason) catches only an equal first fire). A writer that meets the
- * index, or loses a deadlock, reads again and writes what is left.
+ * <p>A skip for a {@linkplain SkipReason#claimed() claimed} reason (its instance holds each fire's
+ * record in the fires table, so no other fate can be written for it) of fires that follow the last
+ * fire of the job's latest record, for the same reason, extends it: {@code fire_until} moves from
+ * where this instance saw it end to the skip's last fire, by a compare-and-set, so that of the
+ * instances that noticed the same fire one extends it and the others change nothing. Any other
+ * skip, and a skip for another reason always, is written in a short transaction that first locks
+ * the job's row in the jobs table: one job's new records are written one at a time across the
+ * cluster, each writer reading what the one before wrote (a job with no row there is not
+ * serialised: then the unique index on (name, fire_at, skip_reason) catches only an equal first
+ * fire). The fires the job's latest records already cover (a run, or a skip for any reason) are
+ * left out: what is written is each gap they leave in the skip, before, between and after them, one
+ * record each. A writer that meets the index, or loses a deadlock, reads again and writes what is
+ * left.
  *
- * <p>Costs: each instance that notices a fire which follows the record's last one tries the same
- * compare-and-set, one statement: one changes the record, the others nothing, and take it that
- * another did (reading the record once every {@value #CHECK_EVERY} fires, in case it was pruned). A
- * skip that starts a record locks the job's row, reads the job's latest records, inserts, commits.
+ * <p>Costs: for a claimed reason, each instance that notices a fire which follows the record's last
+ * one tries the same compare-and-set, one statement: one changes the record, the others nothing,
+ * and take it that another did (reading the record once every {@value #CHECK_EVERY} fires, in case
+ * it was pruned). Any other skip locks the job's row, reads the job's latest records, inserts or
+ * extends, commits.
  */
 final class SkipRecords {
 
@@ -120,6 +125,7 @@ final class SkipRecords {
         Open known = open.get(skip.job());
         if (next != null
                 && known != null
+                && skip.reason().claimed()
                 && known.reason() == skip.reason()
                 && skip.first().equals(next.apply(known.until()))) {
             if (extend(skip, known.id(), known.until())) {
@@ -156,28 +162,24 @@ final class SkipRecords {
                     sql.atOrBefore().sql(),
                     ps -> dialect.bind(ps, List.of(asked.job(), asked.last(), RunHistorySql.LATEST_READ)),
                     records);
-            Instant coveredFrom = null;
-            Instant covered = null;
+            List<RunRecord> covering = new ArrayList<>();
             for (RunRecord record : latest) {
                 if (!record.fireUntil().isBefore(asked.first())) {
                     // another instance recorded some of these fires, or one of them ran
-                    covered = covered == null || record.fireUntil().isAfter(covered) ? record.fireUntil() : covered;
-                    coveredFrom = coveredFrom == null || record.fireAt().isBefore(coveredFrom)
-                            ? record.fireAt()
-                            : coveredFrom;
+                    covering.add(record);
                     if (record.skipReason() == asked.reason()) {
                         open.put(asked.job(), new Open(record.id(), asked.reason(), record.fireUntil(), 0));
                     }
                 }
             }
-            if (covered != null && coveredFrom != null) {
-                // the fires before those covered, else the ones after them, are left to write
-                SkippedFires before = coveredFrom.isAfter(asked.first()) ? upTo(asked, coveredFrom, next) : null;
-                left = before != null ? before : covered.isBefore(asked.last()) ? after(asked, covered, next) : null;
-                if (left == null) {
-                    return false;
+            if (!covering.isEmpty()) {
+                // the fires before, between and after those covered are left to write, each range
+                // written as any other skip (it may extend the record before it)
+                boolean wrote = false;
+                for (SkippedFires gap : gaps(asked, covering, next)) {
+                    wrote |= write(gap, next);
                 }
-                continue;
+                return wrote;
             }
             RunRecord last = latest.isEmpty() ? null : latest.get(0);
             if (last != null && last.skipReason() == asked.reason() && follows(last.fireUntil(), asked, next)) {
@@ -195,45 +197,38 @@ final class SkipRecords {
     }
 
     /**
-     * Returns the fires of {@code skip} before {@code end}, or null when they cannot be counted (the
-     * job has no step).
+     * Returns the ranges of {@code skip}'s fires that none of {@code covering} covers, in order:
+     * before the first of them, between them, after the last; none when they cannot be counted (the
+     * job has no step). Steps through the fires, at most as many as the skip has.
      */
-    private static @Nullable SkippedFires upTo(
-            SkippedFires skip, Instant end, @Nullable UnaryOperator<@Nullable Instant> next) {
+    static List<SkippedFires> gaps(
+            SkippedFires skip, List<RunRecord> covering, @Nullable UnaryOperator<@Nullable Instant> next) {
+        List<SkippedFires> gaps = new ArrayList<>();
         if (next == null) {
-            return null;
+            return gaps;
         }
-        Instant last = skip.first();
-        long fires = 1;
-        for (Instant at = next.apply(last);
-                at != null && at.isBefore(end) && fires < skip.fires();
-                at = next.apply(at)) {
-            last = at;
-            fires++;
+        Instant from = null;
+        Instant until = null;
+        long fires = 0;
+        long stepped = 0;
+        for (Instant at = skip.first();
+                at != null && !at.isAfter(skip.last()) && stepped < skip.fires();
+                at = next.apply(at), stepped++) {
+            Instant fire = at;
+            if (covering.stream().noneMatch(record -> record.covers(fire))) {
+                from = from == null ? fire : from;
+                until = fire;
+                fires++;
+            } else if (from != null) {
+                gaps.add(new SkippedFires(skip.job(), from, until, fires, skip.reason(), skip.instance()));
+                from = null;
+                fires = 0;
+            }
         }
-        return new SkippedFires(skip.job(), skip.first(), last, fires, skip.reason(), skip.instance());
-    }
-
-    /**
-     * Returns the fires of {@code skip} after {@code covered}, or null when there are none or they
-     * cannot be counted (the job has no step).
-     */
-    private static @Nullable SkippedFires after(
-            SkippedFires skip, Instant covered, @Nullable UnaryOperator<@Nullable Instant> next) {
-        if (next == null) {
-            return null;
+        if (from != null) {
+            gaps.add(new SkippedFires(skip.job(), from, until, fires, skip.reason(), skip.instance()));
         }
-        Instant first = next.apply(covered);
-        if (first == null || first.isAfter(skip.last())) {
-            return null;
-        }
-        long fires = 1;
-        for (Instant at = next.apply(first);
-                at != null && !at.isAfter(skip.last()) && fires < skip.fires();
-                at = next.apply(at)) {
-            fires++;
-        }
-        return new SkippedFires(skip.job(), first, skip.last(), fires, skip.reason(), skip.instance());
+        return gaps;
     }
 
     private boolean extend(SkippedFires skip, long id, Instant seenUntil) {

@@ -69,6 +69,59 @@ class DepartureTest {
         assertThat(departure.beginFire()).isFalse();
     }
 
+    /**
+     * A stop marks the instance leaving before it refuses a fire, and reads who stays once for all
+     * its jobs and fires when none does; while one stays, again only after the given interval.
+     */
+    @Test
+    void shouldMarkLeavingFirstAndReadWhoStaysOncePerStop() {
+        java.util.List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicBoolean othersStay = new AtomicBoolean(true);
+        Departure departure = new Departure(new Departure.Peers() {
+            @Override
+            public void markLeaving() {
+                boolean begins = departure().beginFire();
+                if (begins) {
+                    departure().endFire();
+                }
+                calls.add("mark, fires begin: " + begins);
+            }
+
+            @Override
+            public boolean othersStaying() {
+                calls.add("read");
+                return othersStay.get();
+            }
+
+            private Departure departure() {
+                return holder[0];
+            }
+        });
+        holder[0] = departure;
+
+        assertThat(leave(departure, Duration.ofSeconds(1))).isTrue();
+        assertThat(departure.othersStaying(Duration.ofHours(1))).isTrue();
+        assertThat(departure.othersStaying(Duration.ofHours(1)))
+                .as("within the interval")
+                .isTrue();
+        othersStay.set(false);
+        assertThat(departure.othersStaying(Duration.ZERO))
+                .as("the interval passed")
+                .isFalse();
+        for (int fire = 0; fire < 100; fire++) {
+            assertThat(departure.othersStaying(Duration.ZERO)).isFalse();
+        }
+        assertThat(calls).containsExactly("mark, fires begin: true", "read", "read");
+
+        departure.rejoin();
+        othersStay.set(true);
+        assertThat(departure.othersStaying(Duration.ZERO))
+                .as("read again after a rejoin")
+                .isTrue();
+    }
+
+    private final Departure[] holder = new Departure[1];
+
     private static boolean leave(Departure departure, Duration timeout) {
         try {
             return departure.leave(timeout, () -> true);

@@ -459,36 +459,104 @@ class FatesTest {
     }
 
     /**
-     * A deploy with another schedule (hourly): the instances of the old one (every second) stand by,
-     * and the fire they refused, which the new one does not have, is recorded once as SUPERSEDED.
+     * Every instance stops at once: the other one still beats through its own stop but is marked
+     * leaving, so the fires this one refuses while a run ends are recorded as STOPPING, each once.
      */
     @Test
-    void shouldRecordAFireOfAStandbyDefinitionAsSuperseded() throws Exception {
+    void shouldRecordTheFiresRefusedWhileEveryInstanceStops() throws Exception {
+        DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
+        org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(dataSource);
+        RunLog log = new RunLog();
+        ConfigurableApplicationContext a = start(dataSource, "a", log, Ticks.class);
+        Instant started = Instant.now();
+        RunHistory history = history(dataSource);
+        String job = job(a, "tick");
+        // another instance in its own graceful stop: alive, beating, leaving
+        jdbc.update("INSERT INTO timed_jobs_instances (instance_name, started_at, heartbeat_at, schema_version,"
+                + " leaving) VALUES ('b', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 6, TRUE)");
+        java.util.concurrent.ScheduledExecutorService beat =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        beat.scheduleWithFixedDelay(
+                () -> jdbc.update(
+                        "UPDATE timed_jobs_instances SET heartbeat_at = CURRENT_TIMESTAMP WHERE instance_name = 'b'"),
+                0,
+                200,
+                TimeUnit.MILLISECONDS);
+        try {
+            await().atMost(WAIT)
+                    .until(() ->
+                            log.fires("tick").stream().filter(started::isBefore).count() >= 2);
+            Instant from = log.fires("tick").stream()
+                    .filter(started::isBefore)
+                    .findFirst()
+                    .orElseThrow();
+            held = new CountDownLatch(1);
+            CountDownLatch open = new CountDownLatch(1);
+            holdSlow = open;
+            assertThat(held.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            CompletableFuture<Void> stopping = CompletableFuture.runAsync(a::close);
+            await().atMost(WAIT).until(() -> skipped(history, job, SkipReason.STOPPING) >= 2);
+            assertThat(jdbc.queryForObject(
+                            "SELECT leaving FROM timed_jobs_instances WHERE instance_name = 'a'", Boolean.class))
+                    .as("marked leaving through its stop")
+                    .isTrue();
+            holdSlow = null;
+            open.countDown();
+            stopping.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            instances.clear();
+
+            RunRecord stop = history.find(RunHistoryQuery.all().job(job).skipReason(SkipReason.STOPPING))
+                    .get(0);
+            assertThat(stop.instance()).isEqualTo("a");
+            assertOneFatePerFire(history, job, from, stop.fireUntil());
+        } finally {
+            beat.shutdownNow();
+        }
+    }
+
+    /**
+     * A deploy with another schedule (hourly): the instances of the old one (every second) stand by,
+     * and every fire they refuse is recorded once as SUPERSEDED, in one growing record; once the new
+     * definition's last instance stops, they take the job back, and the fires until then are
+     * SUPERSEDED too: every second from the first run to a run after the take-back has one fate.
+     */
+    @Test
+    void shouldRecordEveryFireOfAStandbyDefinitionAsSuperseded() throws Exception {
         DataSource dataSource = OncePerFireTest.createTables(TestDatabases.Kind.POSTGRESQL);
         RunLog log = new RunLog();
         ConfigurableApplicationContext a = start(dataSource, "a", log, EverySecond.class);
         start(dataSource, "b", log, EverySecond.class);
         await().atMost(WAIT).until(() -> log.count("tick") >= 2);
+        Instant from = log.fires("tick").get(0);
         ConfigurableApplicationContext c = start(dataSource, "c", log, Hourly.class);
         Instant switched = Instant.now();
         RunHistory history = history(dataSource);
         String job = job(a, "tick");
         assertThat(job(c, "tick")).isEqualTo(job);
-        await().atMost(WAIT).until(() -> skipped(history, job, SkipReason.SUPERSEDED) >= 1);
-        Instant to = lastFire(log, "tick");
-        closeAll();
-
-        List<RunRecord> records = records(history, job);
-        assertThat(records.stream().filter(record -> record.skipReason() == SkipReason.SUPERSEDED))
-                .as("the fire both old instances refused, once")
+        await().atMost(WAIT).until(() -> skipped(history, job, SkipReason.SUPERSEDED) >= 3);
+        Instant lastBefore = lastFire(log, "tick");
+        assertThat(records(history, job).stream().filter(record -> record.skipReason() == SkipReason.SUPERSEDED))
+                .as("the fires both old instances refused, once, in one record")
                 .singleElement()
                 .satisfies(skip -> {
                     assertThat(skip.instance()).isIn("a", "b");
-                    assertThat(skip.fireAt()).isAfter(switched).isAfter(to);
-                    assertThat(skip.fires()).isOne();
+                    assertThat(skip.fireAt()).isAfter(switched.minusSeconds(1)).isAfter(lastBefore);
                 });
+
+        instances.remove(c);
+        c.close();
+        Instant closed = Instant.now();
+        await().atMost(WAIT)
+                .until(() -> log.fires("tick").stream().filter(closed::isBefore).count() >= 2);
+        Instant to = lastFire(log, "tick");
+        closeAll();
+
         assertThat(log.runsPerFire("tick").values()).allMatch(runs -> runs == 1);
-        assertThat(log.fires("tick")).allMatch(fire -> !fire.isAfter(switched.plusSeconds(1)));
+        assertOneFatePerFire(history, job, from, to);
+        assertThat(records(history, job))
+                .filteredOn(record -> record.skipReason() == SkipReason.SUPERSEDED)
+                .allMatch(record ->
+                        record.instance().equals("a") || record.instance().equals("b"));
     }
 
     /** Two jobs every second; a run of one waits while {@link #hold} is set, of the other while {@link #holdSlow} is. */

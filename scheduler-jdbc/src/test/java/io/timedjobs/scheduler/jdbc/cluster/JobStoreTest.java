@@ -89,21 +89,30 @@ class JobStoreTest {
                         .recorded())
                 .as("paused: not recorded")
                 .isFalse();
-        assertThat(f.a().claimFire("job", fire)).as("a claims the paused fire").isTrue();
+        assertThat(f.a().claimFire("job", fire, HORIZON))
+                .as("a claims the paused fire")
+                .isTrue();
         f.a().setPaused("job", false);
         assertThat(f.b().recordFireAndLease("job", CRON.key(), fire, HORIZON, LONG)
                         .attempt()
                         .recorded())
                 .as("resumed, but the fire was claimed as skipped")
                 .isFalse();
-        assertThat(f.b().claimFire("job", fire)).isFalse();
+        assertThat(f.b().claimFire("job", fire, HORIZON)).isFalse();
 
         Instant next = fire.plusSeconds(1);
         assertThat(f.b().recordFireAndLease("job", CRON.key(), next, HORIZON, LONG)
                         .attempt()
                         .recorded())
                 .isTrue();
-        assertThat(f.a().claimFire("job", next)).as("run already: no skip").isFalse();
+        assertThat(f.a().claimFire("job", next, HORIZON))
+                .as("run already: no skip")
+                .isFalse();
+        assertThat(f.a().claimFire("job", fire.minus(HORIZON).minusSeconds(1), HORIZON))
+                .as("past the horizon, no fire gets a record: a skip written then meets no claim")
+                .isFalse();
+        assertThat(f.a().claimFire("job", fire.minus(HORIZON).plusSeconds(5), HORIZON))
+                .isTrue();
     }
 
     /** The run lease is exclusive, released by its holder, and taken over once expired or its holder is dead. */

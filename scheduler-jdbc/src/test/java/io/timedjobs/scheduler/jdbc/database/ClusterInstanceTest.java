@@ -174,6 +174,47 @@ class ClusterInstanceTest {
         assertThat(startedAt(jdbc, "web-1")).isAfter(crashedStart);
     }
 
+    /**
+     * Another instance stays while it is alive and not marked leaving; a dead one never stays; a
+     * restart under a leaving instance's name clears its mark.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldTellWhetherAnotherInstanceStays(TestDatabases.Kind kind) {
+        JdbcTemplate jdbc = newDatabase(kind);
+        JdbcDialect dialect = JdbcDialect.detect(jdbc.getDataSource());
+        ClusterInstance one = new ClusterInstance(jdbc, dialect, TableNames.defaults(), "one", Duration.ofSeconds(30));
+        ClusterInstance two = new ClusterInstance(
+                jdbc, dialect, TableNames.defaults(), "two", Duration.ofSeconds(30), Duration.ofSeconds(1), wait -> {});
+        one.register();
+        assertThat(one.othersStaying()).as("alone").isFalse();
+        jdbc.update(
+                "INSERT INTO timed_jobs_instances (instance_name, started_at, heartbeat_at) VALUES ('dead', "
+                        + dialect.nowPlusMillis() + ", " + dialect.nowPlusMillis() + ")",
+                -120_000L,
+                -60_000L);
+        assertThat(one.othersStaying()).as("beside a dead one").isFalse();
+        two.register();
+        assertThat(one.othersStaying()).isTrue();
+
+        two.markLeaving();
+        one.markLeaving();
+        assertThat(one.othersStaying()).as("both leaving").isFalse();
+        assertThat(two.othersStaying()).isFalse();
+
+        // two's process dies in its stop and a new one takes the row over under the name
+        new ClusterInstance(
+                        jdbc,
+                        dialect,
+                        TableNames.defaults(),
+                        "two",
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(1),
+                        wait -> {})
+                .register();
+        assertThat(one.othersStaying()).as("restarted, no longer leaving").isTrue();
+    }
+
     /** A row whose heartbeat is older than the lease is taken over without a wait. */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)

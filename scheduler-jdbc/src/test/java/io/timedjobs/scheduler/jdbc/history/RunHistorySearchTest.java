@@ -280,6 +280,79 @@ class RunHistorySearchTest {
                 });
     }
 
+    /**
+     * A range that overlaps recorded fires on both sides and between them writes every fire left:
+     * the gaps before, between and after them, each fire of the range covered once.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldWriteEveryGapOfARangeAroundRecordedFires(TestDatabases.Kind kind) {
+        ClusterDatabase database = database(kind.newDatabase());
+        RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
+        history.recordSkip(new SkippedFires("sync", fire(3), fire(4), 2, SkipReason.STILL_RUNNING, "a"), EVERY_SECOND);
+        ran(history, "sync", fire(7), "a", null);
+
+        assertThat(history.recordSkip(
+                        new SkippedFires("sync", fire(0), fire(10), 11, SkipReason.DATABASE_DOWN, "b"), EVERY_SECOND))
+                .isTrue();
+
+        assertThat(history.find(RunHistoryQuery.all().job("sync").skipReason(SkipReason.DATABASE_DOWN)).stream()
+                        .map(down -> down.fireAt() + ".." + down.fireUntil() + " " + down.fires())
+                        .sorted()
+                        .toList())
+                .containsExactly(
+                        fire(0) + ".." + fire(2) + " 3",
+                        fire(5) + ".." + fire(6) + " 2",
+                        fire(8) + ".." + fire(10) + " 3");
+        List<RunRecord> all = history.find(RunHistoryQuery.all().job("sync"));
+        for (int second = 0; second <= 10; second++) {
+            Instant at = fire(second);
+            assertThat(all.stream().filter(record -> record.covers(at)))
+                    .as("fates at %s", at)
+                    .hasSize(1);
+        }
+    }
+
+    /**
+     * Two reasons on the same fires, neither claimed in the fires table: an instance that would
+     * extend its own record over fires another instance has just recorded for another reason finds
+     * that record under the job's lock and writes none of them; each fire keeps one fate.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldKeepOneFateWhenTwoReasonsMeetOnAFire(TestDatabases.Kind kind) {
+        ClusterDatabase database = database(kind.newDatabase());
+        RunHistory a = new RunHistory(database, RunHistorySettings.defaults());
+        RunHistory b = new RunHistory(database, RunHistorySettings.defaults());
+        assertThat(a.recordSkip(SkippedFires.one("sync", fire(0), SkipReason.DATABASE_DOWN, "a"), EVERY_SECOND))
+                .isTrue();
+        assertThat(a.recordSkip(
+                        new SkippedFires("sync", fire(1), fire(2), 2, SkipReason.DATABASE_DOWN, "a"), EVERY_SECOND))
+                .as("extends the record: a knows where it ends")
+                .isTrue();
+        // b, starting, finds the fires after a's record missed while every instance was down
+        assertThat(b.recordSkip(new SkippedFires("sync", fire(3), fire(5), 3, SkipReason.MISSED, "b"), EVERY_SECOND))
+                .isTrue();
+
+        // a's outage went on over fires 3 and 4: its record ends where a saw it end, right before them
+        assertThat(a.recordSkip(
+                        new SkippedFires("sync", fire(3), fire(4), 2, SkipReason.DATABASE_DOWN, "a"), EVERY_SECOND))
+                .as("covered already")
+                .isFalse();
+        assertThat(a.recordSkip(
+                        new SkippedFires("sync", fire(3), fire(7), 5, SkipReason.DATABASE_DOWN, "a"), EVERY_SECOND))
+                .as("the fires after the other record")
+                .isTrue();
+
+        List<RunRecord> all = a.find(RunHistoryQuery.all().job("sync"));
+        for (int second = 0; second <= 7; second++) {
+            Instant at = fire(second);
+            assertThat(all.stream().filter(record -> record.covers(at)))
+                    .as("fates at %s among %s", at, all)
+                    .hasSize(1);
+        }
+    }
+
     /** Skip reasons and outcomes filter as one condition, and the window over nominal fires finds a range by any fire in it. */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)
@@ -415,6 +488,30 @@ class RunHistorySearchTest {
                 .isEqualTo(RunHistory.stackTrace(deep(600)).replace("deep(", "deep("));
         assertThat(failed.stackTrace().length()).isLessThanOrEqualTo(RunHistory.STACK_TRACE_LENGTH);
         assertThat(failed.error()).isEqualTo("java.lang.IllegalStateException: at the bottom");
+        assertThat(history.fateAt("sync", fire(0)).covering())
+                .singleElement()
+                .extracting(RunRecord::stackTrace)
+                .isEqualTo(failed.stackTrace());
+    }
+
+    /** A page of a list or a search reads no stack trace: its records carry none; one run's read keeps it. */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldReadNoStackTraceForAPage(TestDatabases.Kind kind) {
+        RunHistory history = new RunHistory(database(kind.newDatabase()), RunHistorySettings.defaults());
+        ran(history, "sync", fire(0), "a", deep(600));
+        ran(history, "sync", fire(1), "a", deep(10));
+
+        assertThat(history.page(RunHistoryQuery.all().job("sync").limit(10)).records())
+                .hasSize(2)
+                .allSatisfy(record -> {
+                    assertThat(record.stackTrace()).isNull();
+                    assertThat(record.error()).isEqualTo("java.lang.IllegalStateException: at the bottom");
+                });
+        assertThat(history.fateAt("sync", fire(1)).covering())
+                .singleElement()
+                .extracting(RunRecord::stackTrace)
+                .isNotNull();
     }
 
     /**
