@@ -30,7 +30,7 @@ public final class TableNames {
      * The version of the schema this code's statements are written for; recorded in each instance's
      * row, so that instances can tell the ones of an older release, which know less.
      */
-    public static final int SCHEMA_VERSION = 6;
+    public static final int SCHEMA_VERSION = 7;
 
     /** Property that sets the prefix, named in error messages. */
     public static final String PREFIX_PROPERTY = "timed-jobs.jdbc.table-prefix";

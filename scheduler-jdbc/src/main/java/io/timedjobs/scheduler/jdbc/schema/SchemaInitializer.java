@@ -203,11 +203,13 @@ public final class SchemaInitializer {
         probes.add(SchemaSql.probe(tables.jobs(), "definition_key").sql());
         probes.add(SchemaSql.probe(tables.instances(), "schema_version").sql());
         // Version 3 added the trace context of durable tasks, version 4 the catch-up watermark
-        // (version 5 a table, probed above), version 6 the fates of fires in the run history.
+        // (version 5 a table, probed above), version 6 the fates of fires in the run history,
+        // version 7 the mark of an instance in a graceful stop.
         probes.add(SchemaSql.probe(tables.tasks(), "trace_parent").sql());
         probes.add(SchemaSql.probe(tables.jobs(), "caught_up_to").sql());
         probes.add(SchemaSql.probe(tables.runHistory(), "skip_reason").sql());
         probes.add(SchemaSql.probe(tables.runHistory(), "stack_trace").sql());
+        probes.add(SchemaSql.probe(tables.instances(), "leaving").sql());
         for (String probe : probes) {
             try {
                 jdbc.queryForList(probe);

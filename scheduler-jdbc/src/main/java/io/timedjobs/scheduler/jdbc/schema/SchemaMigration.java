@@ -36,7 +36,8 @@ final class SchemaMigration {
             "V3__trace_context.sql",
             "V4__catch_up.sql",
             "V5__run_history.sql",
-            "V6__fates.sql");
+            "V6__fates.sql",
+            "V7__instances_leaving.sql");
 
     /** The schema version this code runs on. */
     static final int CURRENT = SCRIPTS.size();

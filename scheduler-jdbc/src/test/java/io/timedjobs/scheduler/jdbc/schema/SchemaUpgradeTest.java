@@ -178,7 +178,76 @@ class SchemaUpgradeTest {
         });
     }
 
-    /** Every version from 1 to the current one, in order. */
+    /**
+     * A database at version 6 with a live instance of version 6 gains version 7's mark of a leaving
+     * instance: the row reads as staying, and an instance of version 6 still registers as it did.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldUpgradeVersion6InstancesAndLetVersion6InstancesRegisterBesideThem(TestDatabases.Kind kind)
+            throws Exception {
+        DataSource dataSource = kind.newDatabase();
+        ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
+        SchemaMigration migration = new SchemaMigration(database.dialect(), database.tables());
+        List<String> version6 = SchemaMigration.SCRIPTS.subList(0, 6);
+        try (Connection connection = dataSource.getConnection()) {
+            ScriptUtils.executeSqlScript(
+                    connection,
+                    new ByteArrayResource(migration.script("schema_version.sql").getBytes(StandardCharsets.UTF_8)));
+            for (String script : version6) {
+                ScriptUtils.executeSqlScript(
+                        connection,
+                        new ByteArrayResource(migration.script(script).getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        String now = database.dialect().now();
+        for (int version = 1; version <= 6; version++) {
+            jdbc.update(
+                    "INSERT INTO timed_jobs_schema_version (version, script, applied_at, applied_by) VALUES (?, ?, "
+                            + now + ", 'test')",
+                    version,
+                    version6.get(version - 1));
+        }
+        String version6Register = "INSERT INTO timed_jobs_instances (instance_name, started_at, heartbeat_at,"
+                + " schema_version) VALUES (?, " + now + ", " + now + ", 6)";
+        jdbc.update(version6Register, "old-1");
+
+        new SchemaInitializer(database).initialize(SchemaInitializer.Mode.ALWAYS);
+
+        assertThat(jdbc.queryForList("SELECT version FROM timed_jobs_schema_version ORDER BY version", Integer.class))
+                .containsExactlyElementsOf(allVersions());
+        jdbc.update(version6Register, "old-2");
+        assertThat(rows(jdbc, "timed_jobs_instances", "instance_name"))
+                .hasSize(2)
+                .allSatisfy(row -> assertThat(row.get("leaving")).isIn(false, 0, (byte) 0, (short) 0));
+    }
+
+    /**
+     * With {@code initialize-schema=never}, tables left at version 6 fail start-up naming version 7's
+     * column, instead of starting with stops that cannot mark their instance leaving.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldRefuseTablesLeftAtVersion6WhenNeverInitializing(TestDatabases.Kind kind) throws Exception {
+        DataSource dataSource = kind.newDatabase();
+        ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
+        SchemaMigration migration = new SchemaMigration(database.dialect(), database.tables());
+        try (Connection connection = dataSource.getConnection()) {
+            for (String script : SchemaMigration.SCRIPTS.subList(0, 6)) {
+                ScriptUtils.executeSqlScript(
+                        connection,
+                        new ByteArrayResource(migration.script(script).getBytes(StandardCharsets.UTF_8)));
+            }
+        }
+        SchemaInitializer initializer = new SchemaInitializer(dataSource, database.dialect(), database.tables());
+
+        org.assertj.core.api.Assertions.assertThatIllegalStateException()
+                .isThrownBy(() -> initializer.initialize(SchemaInitializer.Mode.NEVER))
+                .withMessageContaining("timed_jobs_instances")
+                .withMessageContaining("leaving");
+    }
+
     /**
      * With {@code initialize-schema=never}, tables left at version 5 (a migration tool given the
      * scripts up to V5 only) fail start-up naming a column of version 6, instead of starting with a
@@ -205,6 +274,7 @@ class SchemaUpgradeTest {
                 .withMessageContaining("skip_reason");
     }
 
+    /** Every version from 1 to the current one, in order. */
     private static List<Integer> allVersions() {
         return IntStream.rangeClosed(1, SchemaMigration.CURRENT).boxed().toList();
     }

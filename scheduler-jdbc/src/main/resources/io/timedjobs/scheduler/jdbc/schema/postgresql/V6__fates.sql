@@ -18,7 +18,3 @@ ALTER TABLE ${timedJobsPrefix}run_history ADD COLUMN stack_trace VARCHAR(8000);
 -- reason: two instances cannot record one skip twice. A run has no skip reason, and nulls are distinct
 -- in a unique index, so runs are not constrained by it.
 CREATE UNIQUE INDEX IF NOT EXISTS ${timedJobsPrefix}run_history_fire ON ${timedJobsPrefix}run_history (name, fire_at, skip_reason);
--- An instance in a graceful stop: it begins no fire while it waits for its runs to end, still beating.
--- A stopping instance records a fire it refuses as STOPPING when every other live instance is leaving
--- too (none of them runs it). Version 5 instances never set it; their rows read as staying.
-ALTER TABLE ${timedJobsPrefix}instances ADD COLUMN leaving BOOLEAN NOT NULL DEFAULT FALSE;
