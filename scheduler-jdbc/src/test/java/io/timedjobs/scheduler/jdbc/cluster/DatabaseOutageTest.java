@@ -33,6 +33,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -43,6 +44,7 @@ import org.springframework.util.FileSystemUtils;
  * The database stopped for about five seconds and started again, under two instances: an embedded
  * PostgreSQL stopped and started, or MariaDB behind a forwarder that closes and refuses connections.
  */
+@Tag("long")
 class DatabaseOutageTest {
 
     private static final Duration WAIT = TestDelays.scaled(Duration.ofSeconds(40));
