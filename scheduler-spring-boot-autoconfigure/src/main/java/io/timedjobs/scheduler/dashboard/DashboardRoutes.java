@@ -78,14 +78,12 @@ public final class DashboardRoutes {
 
     /** One record whole by its id: 404 for an id no record has, 400 beside another parameter. */
     private static ServerResponse record(TimedJobsReport report, ServerRequest request, String id) {
-        if (request.params().size() > 1) {
-            HistorySearch.requireAlone(
-                    id,
-                    request.params().keySet().stream()
-                            .filter(name -> !name.equals("id"))
-                            .findFirst()
-                            .orElse(null));
-        }
+        HistorySearch.requireAlone(
+                id,
+                request.params().entrySet().stream()
+                        .filter(param -> !param.getKey().equals("id"))
+                        .flatMap(param -> param.getValue().stream())
+                        .toArray(String[]::new));
         HistoryPage page = report.record(id);
         if (page == null) {
             return ServerResponse.status(HttpStatus.NOT_FOUND)
