@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.dashboard;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
+import io.timedjobs.scheduler.dashboard.TimedJobsView.RunView;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -63,6 +64,14 @@ public interface ClusterReport {
      * @throws IllegalArgumentException for a cursor this report did not give
      */
     default @Nullable HistoryPage search(HistorySearch search) {
+        return null;
+    }
+
+    /**
+     * Returns one record of the run history whole, stack trace included, by its id (a job's or a
+     * durable task's); null when the history is off or holds no record of that id.
+     */
+    default @Nullable RunView record(long id) {
         return null;
     }
 }

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.dashboard;
 
+import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -9,6 +10,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.CacheControl;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
@@ -18,7 +20,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 /**
  * Thread-safe: the live page at {@code /timed-jobs} and its data at {@code /timed-jobs/data}, as
  * Spring MVC routes that exist only when the application switches the page on, with the history
- * search at {@code /timed-jobs/history} (the parameters of the endpoint's). The data are the
+ * search at {@code /timed-jobs/history} (the parameters of the endpoint's, {@code id} among them). The data are the
  * {@link TimedJobsView} of the actuator endpoint, served here so that the page works whether or
  * not actuator is exposed, or on another port.
  */
@@ -51,6 +53,10 @@ public final class DashboardRoutes {
     private static ServerResponse history(TimedJobsReport report, ServerRequest request) {
         ServerResponse.BodyBuilder ok = ServerResponse.ok().cacheControl(CacheControl.noStore());
         try {
+            String id = param(request, "id");
+            if (id != null && !id.isBlank()) {
+                return record(report, request, id.strip());
+            }
             HistorySearch search = HistorySearch.parse(
                     param(request, "job"),
                     param(request, "task"),
@@ -68,6 +74,26 @@ public final class DashboardRoutes {
                     .contentType(MediaType.APPLICATION_JSON)
                     .body(Map.of("error", String.valueOf(e.getMessage())));
         }
+    }
+
+    /** One record whole by its id: 404 for an id no record has, 400 beside another parameter. */
+    private static ServerResponse record(TimedJobsReport report, ServerRequest request, String id) {
+        HistorySearch.requireAlone(
+                id,
+                request.params().entrySet().stream()
+                        .filter(param -> !param.getKey().equals("id"))
+                        .flatMap(param -> param.getValue().stream())
+                        .toArray(String[]::new));
+        HistoryPage page = report.record(id);
+        if (page == null) {
+            return ServerResponse.status(HttpStatus.NOT_FOUND)
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body(Map.of("error", HistorySearch.noRecord(id)));
+        }
+        return ServerResponse.ok()
+                .cacheControl(CacheControl.noStore())
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(page);
     }
 
     private static @Nullable String param(ServerRequest request, String name) {

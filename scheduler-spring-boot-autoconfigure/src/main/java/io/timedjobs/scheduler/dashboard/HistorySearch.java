@@ -42,7 +42,7 @@ public record HistorySearch(
     /** How a fire may end. */
     public static final List<String> OUTCOMES = List.of("SUCCEEDED", "FAILED", "RETRIED", "SKIPPED");
 
-    /** Why a fire may not run: a local job's are PAUSED and STOPPING, a clustered job's any. */
+    /** Why a fire may not run: a local job's are PAUSED, STOPPING and STILL_RUNNING, a clustered job's any. */
     public static final List<String> SKIP_REASONS =
             List.of("PAUSED", "DATABASE_DOWN", "STILL_RUNNING", "SUPERSEDED", "STOPPING", "MISSED");
 
@@ -115,6 +115,27 @@ public record HistorySearch(
                 instant("at", at),
                 limit(limit),
                 blankToNull(cursor));
+    }
+
+    /**
+     * Refuses the other parameters beside {@code id}, which opens one record and takes none.
+     *
+     * @throws IllegalArgumentException naming those given
+     */
+    public static void requireAlone(String id, @Nullable String... others) {
+        long given = Arrays.stream(others)
+                .filter(other -> blankToNull(other) != null)
+                .count();
+        if (given > 0) {
+            throw new IllegalArgumentException("id '" + id.strip()
+                    + "' opens one record and takes no other parameter; give id alone, or search without it");
+        }
+    }
+
+    /** The message of a 404 for an id no record has. */
+    public static String noRecord(String id) {
+        return "No record has id '" + id
+                + "': the run history may have pruned it, or this instance's memory let it go (or restarted)";
     }
 
     private static @Nullable String blankToNull(@Nullable String value) {

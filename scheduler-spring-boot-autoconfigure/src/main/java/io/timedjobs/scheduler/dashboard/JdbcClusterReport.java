@@ -147,6 +147,12 @@ public final class JdbcClusterReport implements ClusterReport {
     }
 
     @Override
+    public @Nullable RunView record(long id) {
+        RunHistory runs = history;
+        return runs == null ? null : JdbcHistorySearch.record(runs, id);
+    }
+
+    @Override
     public Map<String, Long> countsByState() {
         return taskTable.countsByState();
     }

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.dashboard;
 
+import io.timedjobs.scheduler.dashboard.TimedJobsView.FateAt;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.RunView;
 import io.timedjobs.scheduler.jdbc.history.FireFate;
@@ -10,8 +11,8 @@ import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import io.timedjobs.scheduler.jdbc.history.RunRecord;
 import io.timedjobs.scheduler.jdbc.history.SkipReason;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  * one query per page ({@link RunHistory#page}), two for the fate at an instant ({@link
  * RunHistory#fateAt}). The time window is over nominal fires, as for local jobs. The cursor is
  * {@code C} and the history's own cursor (a record's id): later pages hold records written earlier.
- * A page leaves stack traces out; the fate at an instant ({@code at}) carries its own.
+ * A record's id is {@code C} and its id. A page leaves stack traces out; the fate at an instant
+ * ({@code at}) and one record read by its id carry their own.
  */
 final class JdbcHistorySearch {
 
@@ -32,7 +34,8 @@ final class JdbcHistorySearch {
         String job = search.job();
         Instant at = search.at();
         if (job != null && at != null) {
-            return new HistoryPage(SOURCE, fate(history.fateAt(job, at)), null);
+            FateAt fate = fate(history.fateAt(job, at));
+            return new HistoryPage(SOURCE, fate.listed(), null, Map.of(), fate);
         }
         RunHistoryQuery query = RunHistoryQuery.all().limit(search.limit());
         if (job != null) {
@@ -69,17 +72,29 @@ final class JdbcHistorySearch {
                 next == null ? null : "C" + next);
     }
 
-    /** The records after, covering, and before the instant: latest fire first, as a page. */
-    private static List<RunView> fate(FireFate fate) {
-        List<RunView> out = new ArrayList<>();
-        if (fate.after() != null) {
-            out.add(view(fate.after(), true));
+    /** The records covering the instant, and the nearest before and after it, each with its stack trace. */
+    private static FateAt fate(FireFate fate) {
+        RunRecord before = fate.before();
+        RunRecord after = fate.after();
+        return FateAt.of(
+                fate.at(),
+                false,
+                fate.covering().stream().map(record -> view(record, true)).toList(),
+                before == null ? null : view(before, true),
+                after == null ? null : view(after, true));
+    }
+
+    /**
+     * Returns one record whole, stack trace included, job's or task's, in one query (the page that
+     * starts at it); null when the history holds no record of that id.
+     */
+    static @Nullable RunView record(RunHistory history, long id) {
+        if (id < 1 || id == Long.MAX_VALUE) {
+            return null;
         }
-        fate.covering().forEach(record -> out.add(view(record, true)));
-        if (fate.before() != null) {
-            out.add(view(fate.before(), true));
-        }
-        return out;
+        List<RunRecord> found =
+                history.page(RunHistoryQuery.all().limit(1).cursor(id + 1)).records();
+        return found.isEmpty() || found.get(0).id() != id ? null : view(found.get(0), true);
     }
 
     private static @Nullable Long cursor(@Nullable String cursor) {
@@ -117,6 +132,7 @@ final class JdbcHistorySearch {
                 run.catchUp(),
                 trace ? run.stackTrace() : null,
                 Objects.requireNonNull(run.fireUntil()).toString(),
-                run.fires());
+                run.fires(),
+                "C" + run.id());
     }
 }

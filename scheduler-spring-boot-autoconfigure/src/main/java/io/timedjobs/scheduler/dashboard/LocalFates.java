@@ -1,26 +1,38 @@
 package io.timedjobs.scheduler.dashboard;
 
+import io.timedjobs.scheduler.dashboard.TimedJobsView.FateAt;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.RunView;
 import io.timedjobs.scheduler.spring.JobFate;
 import io.timedjobs.scheduler.spring.TrackedJob;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Stateless, any thread: answers a {@link HistorySearch} from the fates local jobs keep in memory
  * ({@link TrackedJob#fates()}), on this instance only. The cursor is {@code L} and the sequence of
- * the last fate of the page before: later pages hold older fates. A page leaves stack traces out;
- * the fate at an instant ({@code at}) carries its own.
+ * the last fate of the page before: later pages hold older fates; a fate's id is {@code L} and its
+ * own sequence. A page leaves stack traces out; the fate at an instant ({@code at}) and one fate
+ * read by its id carry their own. Each answer names, per job, from which fire the memory still
+ * tells every fire ({@link HistoryPage#knownFrom()}).
  */
 final class LocalFates {
 
     static final String SOURCE = "LOCAL";
 
     private LocalFates() {}
+
+    /**
+     * How far a local run's nominal fire may lie from an instant it covers: a run's fire is read from
+     * its start less its lateness, to within a millisecond or so of the instant it was due.
+     */
+    static final Duration RUN_COVERS = Duration.ofMillis(5);
 
     static HistoryPage search(List<TrackedJob> jobs, String instance, HistorySearch search) {
         long before = cursor(search.cursor());
@@ -30,6 +42,7 @@ final class LocalFates {
                 || (search.instance() != null && !search.instance().equals(instance))) {
             return new HistoryPage(SOURCE, List.of(), null);
         }
+        Map<String, String> knownFrom = new LinkedHashMap<>();
         for (TrackedJob job : jobs) {
             if (search.job() != null && !search.job().equals(job.name())) {
                 continue;
@@ -37,6 +50,10 @@ final class LocalFates {
             for (JobFate fate : job.fates()) {
                 fates.add(fate);
                 names.add(job.name());
+            }
+            Instant known = job.fatesKnownFrom();
+            if (known != null) {
+                knownFrom.put(job.name(), known.toString());
             }
         }
         List<Integer> order = new ArrayList<>();
@@ -46,8 +63,11 @@ final class LocalFates {
         // Latest recorded first: the order of the fires, as one job's fires are recorded in order.
         order.sort(
                 Comparator.comparingLong((Integer i) -> fates.get(i).sequence()).reversed());
-        if (search.at() != null) {
-            return new HistoryPage(SOURCE, nearest(search.at(), order, fates, names, instance), null);
+        Instant at = search.at();
+        if (at != null) {
+            String known = search.job() == null ? null : knownFrom.get(search.job());
+            FateAt fate = fateAt(at, known == null ? null : Instant.parse(known), order, fates, names, instance);
+            return new HistoryPage(SOURCE, fate.listed(), null, knownFrom, fate);
         }
         List<RunView> page = new ArrayList<>();
         long last = 0;
@@ -64,30 +84,50 @@ final class LocalFates {
             page.add(view(names.get(i), instance, fate, false));
             last = fate.sequence();
         }
-        return new HistoryPage(SOURCE, page, more ? "L" + last : null);
+        return new HistoryPage(SOURCE, page, more ? "L" + last : null, knownFrom, null);
     }
 
-    /** The fate whose fire is at or before the instant (it covers it), and the next one after. */
-    private static List<RunView> nearest(
-            Instant at, List<Integer> latestFirst, List<JobFate> fates, List<String> names, String instance) {
-        @Nullable Integer before = null;
-        @Nullable Integer after = null;
-        for (int i : latestFirst) {
-            if (fates.get(i).fireAt().isAfter(at)) {
-                after = i;
-            } else {
-                before = i;
-                break;
+    /** Returns the fate of that sequence whole, stack trace included; null when memory holds none. */
+    static @Nullable RunView record(List<TrackedJob> jobs, String instance, long sequence) {
+        for (TrackedJob job : jobs) {
+            for (JobFate fate : job.fates()) {
+                if (fate.sequence() == sequence) {
+                    return view(job.name(), instance, fate, true);
+                }
             }
         }
-        List<RunView> out = new ArrayList<>(2);
-        if (after != null) {
-            out.add(view(names.get(after), instance, fates.get(after), true));
+        return null;
+    }
+
+    /**
+     * The fates covering the instant (its fire, or a range of skipped fires that holds it), the
+     * latest one wholly before it and the earliest wholly after; unknown when none covers it and it
+     * lies before what the memory still keeps.
+     */
+    private static FateAt fateAt(
+            Instant at,
+            @Nullable Instant knownFrom,
+            List<Integer> latestFirst,
+            List<JobFate> fates,
+            List<String> names,
+            String instance) {
+        List<RunView> covering = new ArrayList<>(1);
+        @Nullable RunView before = null;
+        @Nullable RunView after = null;
+        for (int i : latestFirst) {
+            JobFate fate = fates.get(i);
+            RunView view = view(names.get(i), instance, fate, true);
+            if (fate.fireAt().minus(RUN_COVERS).isAfter(at)) {
+                after = view;
+            } else if (fate.fireUntil().plus(RUN_COVERS).isBefore(at)) {
+                before = view;
+                break;
+            } else {
+                covering.add(view);
+            }
         }
-        if (before != null) {
-            out.add(view(names.get(before), instance, fates.get(before), true));
-        }
-        return out;
+        boolean unknown = covering.isEmpty() && knownFrom != null && at.isBefore(knownFrom);
+        return FateAt.of(at, unknown, covering, before, after);
     }
 
     private static boolean admits(HistorySearch search, JobFate fate) {
@@ -135,6 +175,7 @@ final class LocalFates {
                 false,
                 trace ? fate.stackTrace() : null,
                 fate.fireUntil().toString(),
-                fate.fires());
+                fate.fires(),
+                "L" + fate.sequence());
     }
 }

@@ -1,5 +1,6 @@
 package io.timedjobs.scheduler.dashboard;
 
+import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -20,6 +21,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  *       a page of the fates of fires (a {@link HistorySearch}), every parameter optional; a bad
  *       one is refused with status 400 and a message naming it, any other read than {@code
  *       history} with 404;
+ *   <li>{@code GET /actuator/timedjobs/history?id=}: one record whole, stack trace included (a
+ *       job's or a durable task's), by the {@code id} a page gave it; 404 for an id no record has,
+ *       400 for one of no record's form;
  *   <li>{@code POST /actuator/timedjobs/{job}} with {@code {"action": "run" | "pause" | "resume"}};
  *       a clustered job is paused and resumed on every instance;
  *   <li>{@code POST /actuator/timedjobs/{handler}/{key}} with {@code {"action": "retry"}}: a
@@ -66,7 +70,8 @@ public class TimedJobsEndpoint {
             @org.springframework.lang.Nullable String to,
             @org.springframework.lang.Nullable String at,
             @org.springframework.lang.Nullable String limit,
-            @org.springframework.lang.Nullable String cursor) {
+            @org.springframework.lang.Nullable String cursor,
+            @org.springframework.lang.Nullable String id) {
         if (!HISTORY.equals(search)) {
             return new WebEndpointResponse<>(
                     Map.of(
@@ -75,6 +80,15 @@ public class TimedJobsEndpoint {
                     WebEndpointResponse.STATUS_NOT_FOUND);
         }
         try {
+            if (id != null && !id.isBlank()) {
+                HistorySearch.requireAlone(id, job, task, instance, outcome, reason, from, to, at, limit, cursor);
+                HistoryPage record = report.record(id.strip());
+                return record != null
+                        ? new WebEndpointResponse<>(record)
+                        : new WebEndpointResponse<>(
+                                Map.of("error", HistorySearch.noRecord(id.strip())),
+                                WebEndpointResponse.STATUS_NOT_FOUND);
+            }
             return new WebEndpointResponse<>(report.search(
                     HistorySearch.parse(job, task, instance, outcome, reason, from, to, at, limit, cursor)));
         } catch (IllegalArgumentException e) {

@@ -6,6 +6,7 @@ import io.timedjobs.scheduler.dashboard.TimedJobsView.ClusterJobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.JobView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.LatenessView;
+import io.timedjobs.scheduler.dashboard.TimedJobsView.RunView;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.SchedulerView;
 import io.timedjobs.scheduler.spring.JobSnapshot;
 import io.timedjobs.scheduler.spring.LeaderFollowerTaskScheduler;
@@ -187,6 +188,45 @@ public final class TimedJobsReport {
         }
         String instance = clusterReport == null ? null : clusterReport.instanceName();
         return LocalFates.search(local, instance == null ? LOCAL_INSTANCE : instance, search);
+    }
+
+    /**
+     * Opens one record whole, stack trace included, by its id ({@link RunView#id()}): {@code C} and
+     * a number for the run history (a job's or a durable task's record), {@code L} and a number for
+     * this instance's memory (a local job's fate).
+     *
+     * @return a page of that one record; null when no record has that id
+     * @throws IllegalArgumentException for an id of neither form
+     */
+    public @Nullable HistoryPage record(String id) {
+        long number = recordNumber(id);
+        ClusterReport clusterReport = cluster;
+        if (id.charAt(0) == 'C') {
+            RunView found = clusterReport == null ? null : clusterReport.record(number);
+            return found == null ? null : new HistoryPage(JdbcHistorySearch.SOURCE, List.of(found), null);
+        }
+        List<TrackedJob> local = scheduler.getJobRegistry().jobs().stream()
+                .filter(job -> !job.isSharedByInstances())
+                .toList();
+        String instance = clusterReport == null ? null : clusterReport.instanceName();
+        RunView found = LocalFates.record(local, instance == null ? LOCAL_INSTANCE : instance, number);
+        return found == null ? null : new HistoryPage(LocalFates.SOURCE, List.of(found), null);
+    }
+
+    private static long recordNumber(String id) {
+        if (id.length() > 1 && (id.charAt(0) == 'C' || id.charAt(0) == 'L')) {
+            try {
+                long number = Long.parseLong(id.substring(1));
+                if (number >= 1) {
+                    return number;
+                }
+            } catch (NumberFormatException e) {
+                // refused below
+            }
+        }
+        throw new IllegalArgumentException("id '" + id
+                + "' is not a record's id: C and a number for the run history, L and a number for this"
+                + " instance's memory, as a record's \"id\" gives it");
     }
 
     /** Runs a job once now, beside its schedule. */

@@ -1,5 +1,7 @@
 package io.timedjobs.scheduler.dashboard;
 
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -165,6 +167,9 @@ public record TimedJobsView(
      * @param fireUntil the last nominal fire it covers: {@code fireAt} for a run, the last of a range
      *     of consecutive skipped fires (a pause, an outage)
      * @param fires how many nominal fires it covers: 1 for a run
+     * @param id the record's id, which {@code id=} opens whole (stack trace included): {@code C} and
+     *     its id in the run history, {@code L} and its sequence in this instance's memory; null where
+     *     none is known
      */
     public record RunView(
             String kind,
@@ -181,7 +186,8 @@ public record TimedJobsView(
             boolean catchUp,
             @Nullable String stackTrace,
             String fireUntil,
-            long fires) {
+            long fires,
+            @Nullable String id) {
 
         /** A run, as the history recorded runs before it recorded skips. */
         public RunView(
@@ -210,7 +216,8 @@ public record TimedJobsView(
                     false,
                     null,
                     fireAt,
-                    1);
+                    1,
+                    null);
         }
     }
 
@@ -222,9 +229,81 @@ public record TimedJobsView(
      * @param runs the fates, latest fire first; for a search {@code at} an instant, the fate covering
      *     it, or the nearest before and after
      * @param next the cursor of the next page; null on the last
+     * @param knownFrom per job of this instance's memory that has let older fates go (it keeps
+     *     {@value io.timedjobs.scheduler.spring.TrackedJob#FATES_KEPT} per job): the nominal fire from
+     *     which its fates tell every fire; before it, no fate means nothing known. Empty for the run
+     *     history, and while every fate is kept
+     * @param fate for a search {@code at} an instant: which fate covers it; null for other searches
      */
     public record HistoryPage(
-            String source, List<RunView> runs, @Nullable String next) {}
+            String source,
+            List<RunView> runs,
+            @Nullable String next,
+            Map<String, String> knownFrom,
+            @Nullable FateAt fate) {
+
+        public HistoryPage {
+            knownFrom = Map.copyOf(knownFrom);
+        }
+
+        /** A page with no fate at an instant, every fate of it known. */
+        public HistoryPage(String source, List<RunView> runs, @Nullable String next) {
+            this(source, runs, next, Map.of(), null);
+        }
+    }
+
+    /**
+     * What happened to a job at an instant: the same shape for local and clustered jobs.
+     *
+     * @param at the instant asked about
+     * @param fate {@code ran} or {@code skipped} when a record covers it (its nominal fires, from
+     *     {@code fireAt} to {@code fireUntil}, include it); {@code none} when no record does (not a
+     *     fire of the job, or one the history does not hold); {@code unknown} when it lies before
+     *     what this instance's memory still keeps of a local job ({@link HistoryPage#knownFrom()})
+     * @param covering the records covering it: one, or none (two where instances of different schema
+     *     versions each wrote one)
+     * @param before the latest record whose fires all lie before it, or null
+     * @param after the earliest record whose fires all lie after it, or null
+     */
+    public record FateAt(
+            String at,
+            String fate,
+            List<RunView> covering,
+            @Nullable RunView before,
+            @Nullable RunView after) {
+
+        public FateAt {
+            covering = List.copyOf(covering);
+        }
+
+        /** Answers from the records found, the instant known unless {@code unknown}. */
+        static FateAt of(
+                Instant at,
+                boolean unknown,
+                List<RunView> covering,
+                @Nullable RunView before,
+                @Nullable RunView after) {
+            String fate = unknown
+                    ? "unknown"
+                    : covering.isEmpty()
+                            ? "none"
+                            : "SKIPPED".equals(covering.get(0).outcome()) ? "skipped" : "ran";
+            return new FateAt(at.toString(), fate, covering, before, after);
+        }
+
+        /** The records as a page lists them: after, covering, before (latest fire first). */
+        List<RunView> listed() {
+            List<RunView> out = new ArrayList<>(covering.size() + 2);
+            if (after != null) {
+                out.add(after);
+            }
+            out.addAll(covering);
+            if (before != null) {
+                out.add(before);
+            }
+            return out;
+        }
+    }
 
     /**
      * One instance.

@@ -121,6 +121,38 @@ class DashboardApplicationTest {
     }
 
     /**
+     * One record opens whole by the id a page gave it, on the endpoint and beside the page: 404 for
+     * an id no record has, 400 for one of no record's form or beside another parameter.
+     */
+    @Test
+    void shouldOpenOneRecordByIdOverHttp() throws Exception {
+        await().atMost(TestDelays.LONG)
+                .until(() -> get("/actuator/timedjobs/history?job=flaky.check&outcome=FAILED")
+                        .body()
+                        .contains("\"outcome\":\"FAILED\""));
+        java.util.regex.Matcher id = java.util.regex.Pattern.compile("\"id\":\"(L[0-9]+)\"")
+                .matcher(get("/actuator/timedjobs/history?job=flaky.check&outcome=FAILED&limit=1")
+                        .body());
+        assertThat(id.find()).isTrue();
+        for (String path : new String[] {"/actuator/timedjobs/history?", "/timed-jobs/history?"}) {
+            HttpResponse<String> opened = get(path + "id=" + id.group(1));
+            assertThat(opened.statusCode()).as(path).isEqualTo(200);
+            assertThat(opened.body())
+                    .as(path)
+                    .contains("\"stackTrace\":\"java.lang.IllegalStateException: no disk")
+                    .contains("\"id\":\"" + id.group(1) + "\"");
+            assertThat(get(path + "id=L999999999").statusCode()).as(path).isEqualTo(404);
+            assertThat(get(path + "id=C999999999").statusCode()).as(path).isEqualTo(404);
+            HttpResponse<String> malformed = get(path + "id=X12");
+            assertThat(malformed.statusCode()).as(path).isEqualTo(400);
+            assertThat(malformed.body()).as(path).contains("id 'X12'");
+            assertThat(get(path + "id=" + id.group(1) + "&job=flaky.check").statusCode())
+                    .as(path)
+                    .isEqualTo(400);
+        }
+    }
+
+    /**
      * A bad parameter answers 400 with a message naming it, on the endpoint and beside the page; a
      * read the endpoint does not have answers 404.
      */

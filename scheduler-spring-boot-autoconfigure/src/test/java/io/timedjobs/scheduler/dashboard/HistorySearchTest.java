@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.timedjobs.scheduler.ManualTicker;
+import io.timedjobs.scheduler.dashboard.TimedJobsView.FateAt;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.RunView;
 import io.timedjobs.scheduler.spring.JobFate;
@@ -146,6 +147,85 @@ class HistorySearchTest {
                         .runs())
                 .extracting(RunView::fireAt, RunView::skipReason)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("2026-01-01T00:00:50Z", "PAUSED"));
+    }
+
+    /**
+     * The answer at an instant says which fate covers it: a run at its fire, a pause over its range,
+     * none between two fires, with the neighbours either side.
+     */
+    @Test
+    void shouldSayWhichFateCoversAnInstant() {
+        TrackedJob job = sixFires();
+        FateAt failed = fateAt(job, "2026-01-01T00:00:30Z");
+        assertThat(failed.fate()).isEqualTo("ran");
+        assertThat(failed.covering())
+                .singleElement()
+                .satisfies(run -> assertThat(run.stackTrace()).contains("no route to host"));
+        assertThat(failed.before().fireAt()).isEqualTo("2026-01-01T00:00:20Z");
+        assertThat(failed.after().fireAt()).isEqualTo("2026-01-01T00:00:40Z");
+
+        FateAt between = fateAt(job, "2026-01-01T00:00:35Z");
+        assertThat(between.fate()).isEqualTo("none");
+        assertThat(between.covering()).isEmpty();
+        assertThat(between.before().fireAt()).isEqualTo("2026-01-01T00:00:30Z");
+        assertThat(between.after().fireAt()).isEqualTo("2026-01-01T00:00:40Z");
+
+        FateAt paused = fateAt(job, "2026-01-01T00:01:00Z");
+        assertThat(paused.fate()).isEqualTo("skipped");
+        assertThat(paused.covering()).extracting(RunView::skipReason).containsExactly("PAUSED");
+        assertThat(paused.after()).isNull();
+    }
+
+    private FateAt fateAt(TrackedJob job, String at) {
+        HistoryPage page = LocalFates.search(List.of(job), "here", search(null, null, at, null, null));
+        assertThat(page.fate()).isNotNull();
+        assertThat(page.runs()).isEqualTo(page.fate().listed());
+        return page.fate();
+    }
+
+    /** One fate opens whole by the id a page gave it, its stack trace included; an unknown id finds none. */
+    @Test
+    void shouldOpenOneFateWholeByItsId() {
+        TrackedJob job = sixFires();
+        RunView listed = LocalFates.search(List.of(job), "here", search("FAILED", null, null, null, null))
+                .runs()
+                .get(0);
+        assertThat(listed.stackTrace()).isNull();
+        assertThat(listed.id()).startsWith("L");
+
+        RunView opened = LocalFates.record(
+                List.of(job), "here", Long.parseLong(listed.id().substring(1)));
+
+        assertThat(opened).isNotNull();
+        assertThat(opened.fireAt()).isEqualTo(listed.fireAt());
+        assertThat(opened.stackTrace()).startsWith("java.lang.IllegalStateException: no route to host");
+        assertThat(LocalFates.record(List.of(job), "here", Long.MAX_VALUE)).isNull();
+    }
+
+    /**
+     * Once a job's memory lets old fates go, each answer says from which fire its fates are whole,
+     * and an instant before it is unknown, not a fire without a fate.
+     */
+    @Test
+    void shouldSayFromWhichFireTheMemoryKnowsEveryFate() {
+        scheduler.scheduleAtFixedRate(() -> {}, ORIGIN.plusSeconds(1), Duration.ofSeconds(1));
+        TrackedJob job = scheduler.getJobRegistry().jobs().get(0);
+        assertThat(LocalFates.search(List.of(job), "here", search(null, null, null, null, null))
+                        .knownFrom())
+                .isEmpty();
+
+        // the fixed rate catches up: every fire runs, back to back
+        ticker.advance(TrackedJob.FATES_KEPT + 10, TimeUnit.SECONDS);
+        await().atMost(TestDelays.LONG)
+                .until(() -> job.fates().get(0).fireAt().equals(ORIGIN.plusSeconds(TrackedJob.FATES_KEPT + 10)));
+
+        String knownFrom = ORIGIN.plusSeconds(11).toString();
+        assertThat(LocalFates.search(List.of(job), "here", search(null, null, null, null, null))
+                        .knownFrom())
+                .containsExactly(org.assertj.core.api.Assertions.entry(job.name(), knownFrom));
+        FateAt forgotten = fateAt(job, ORIGIN.plusSeconds(5).toString());
+        assertThat(forgotten.fate()).isEqualTo("unknown");
+        assertThat(fateAt(job, knownFrom).fate()).isEqualTo("ran");
     }
 
     /** Each bad parameter is refused with a message that names it and says what it takes. */

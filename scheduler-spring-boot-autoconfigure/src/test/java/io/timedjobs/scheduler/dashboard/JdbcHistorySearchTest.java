@@ -3,6 +3,7 @@ package io.timedjobs.scheduler.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.timedjobs.scheduler.dashboard.TimedJobsView.FateAt;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.HistoryPage;
 import io.timedjobs.scheduler.dashboard.TimedJobsView.RunView;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
@@ -129,6 +130,70 @@ class JdbcHistorySearchTest {
                         org.assertj.core.groups.Tuple.tuple(fire(20).toString(), "SUCCEEDED"),
                         org.assertj.core.groups.Tuple.tuple(fire(10).toString(), "SKIPPED"),
                         org.assertj.core.groups.Tuple.tuple(fire(9).toString(), "SUCCEEDED"));
+    }
+
+    /**
+     * The answer at an instant says which record covers it: the pause over its range, a run at its
+     * fire, none between two fires; each with the neighbours either side.
+     */
+    @Test
+    void shouldSayWhichRecordCoversAnInstant() {
+        record();
+        FateAt paused = search(null, null, fire(15).toString(), null).fate();
+        assertThat(paused.fate()).isEqualTo("skipped");
+        assertThat(paused.covering()).extracting(RunView::fireAt).containsExactly(fire(10).toString());
+        assertThat(paused.before().fireAt()).isEqualTo(fire(9).toString());
+        assertThat(paused.after().fireAt()).isEqualTo(fire(20).toString());
+
+        FateAt failed = search(null, null, fire(3).toString(), null).fate();
+        assertThat(failed.fate()).isEqualTo("ran");
+        assertThat(failed.covering())
+                .singleElement()
+                .satisfies(run -> assertThat(run.stackTrace()).contains("disk full"));
+
+        FateAt between =
+                search(null, null, fire(20).plusMillis(500).toString(), null).fate();
+        assertThat(between.fate()).isEqualTo("none");
+        assertThat(between.covering()).isEmpty();
+        assertThat(between.before().fireAt()).isEqualTo(fire(20).toString());
+        assertThat(between.after()).isNull();
+    }
+
+    /** A durable task's failed record, listed without its stack trace, opens whole by its id. */
+    @Test
+    void shouldOpenATasksRecordWholeByItsId() {
+        Throwable failure = new IllegalStateException("smtp refused");
+        history.complete(
+                () -> true,
+                new FinishedRun(
+                        RunKind.TASK,
+                        "mail",
+                        "order-7",
+                        fire(0),
+                        "a",
+                        5,
+                        RunOutcome.FAILED,
+                        2,
+                        RunHistory.errorSummary(failure),
+                        false,
+                        RunHistory.stackTrace(failure)),
+                true);
+        record();
+        RunView listed = JdbcHistorySearch.search(
+                        history, HistorySearch.parse(null, "mail", null, null, null, null, null, null, null, null))
+                .runs()
+                .get(0);
+        assertThat(listed.stackTrace()).isNull();
+        assertThat(listed.id()).startsWith("C");
+
+        RunView opened =
+                JdbcHistorySearch.record(history, Long.parseLong(listed.id().substring(1)));
+
+        assertThat(opened).isNotNull();
+        assertThat(opened.kind()).isEqualTo("TASK");
+        assertThat(opened.taskKey()).isEqualTo("order-7");
+        assertThat(opened.stackTrace()).startsWith("java.lang.IllegalStateException: smtp refused");
+        assertThat(JdbcHistorySearch.record(history, 1_000_000L)).isNull();
     }
 
     /** A catch-up run is marked as one. */

@@ -60,6 +60,13 @@ public record JobFate(
          * or the scheduler's shutdown dropped it (the job's next fire when it shut down, by the
          * shutdown policies or at the end of the await period), kept at its nominal instant.
          */
-        STOPPING
+        STOPPING,
+        /**
+         * The job's previous fire was still in hand on this instance when the fire came due, and the
+         * schedule passed over it: a cron job's next fire is the first after its run ends, and a
+         * fixed-rate job under the misfire policy {@code SKIP} drops the fires its run outlasted.
+         * Kept at the fires' nominal instants, after the run that outlasted them.
+         */
+        STILL_RUNNING
     }
 }

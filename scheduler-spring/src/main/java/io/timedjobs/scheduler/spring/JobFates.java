@@ -50,14 +50,27 @@ final class JobFates {
 
     /** Records a skipped fire: the latest fate grows by one fire when it is a skip for this reason. */
     void skipped(Instant fireAt, SkipReason reason) {
-        JobFate last = count == 0 ? null : ring[(int) ((count - 1) % ring.length)];
-        if (last != null && last.skipReason() == reason && !fireAt.isBefore(last.fireUntil())) {
+        skipped(fireAt, fireAt, 1, reason);
+    }
+
+    /**
+     * Records a range of fires skipped for one reason, from {@code first} to {@code last}: the latest
+     * fate grows by them when it is a skip for this reason that ends at or before {@code first}.
+     */
+    void skipped(Instant first, Instant last, long fires, SkipReason reason) {
+        if (fires < 1 || last.isBefore(first)) {
+            throw new IllegalArgumentException(
+                    "a range of skipped fires needs at least one fire, from first to last; got " + fires + " from "
+                            + first + " to " + last);
+        }
+        JobFate latest = count == 0 ? null : ring[(int) ((count - 1) % ring.length)];
+        if (latest != null && latest.skipReason() == reason && !first.isBefore(latest.fireUntil())) {
             // keeps its sequence: a cursor that paged past it stays valid
             ring[(int) ((count - 1) % ring.length)] = new JobFate(
-                    last.sequence(),
-                    last.fireAt(),
-                    fireAt,
-                    last.fires() + 1,
+                    latest.sequence(),
+                    latest.fireAt(),
+                    last,
+                    latest.fires() + fires,
                     null,
                     0L,
                     Outcome.SKIPPED,
@@ -66,7 +79,19 @@ final class JobFates {
                     null);
             return;
         }
-        add(new JobFate(SEQUENCE.incrementAndGet(), fireAt, fireAt, 1, null, 0L, Outcome.SKIPPED, reason, null, null));
+        add(new JobFate(SEQUENCE.incrementAndGet(), first, last, fires, null, 0L, Outcome.SKIPPED, reason, null, null));
+    }
+
+    /**
+     * Returns the nominal fire from which the kept fates tell every fire (the oldest kept fate's),
+     * when the ring has let older fates go; null while it holds every fate recorded.
+     */
+    @Nullable
+    Instant knownFrom() {
+        if (count <= ring.length) {
+            return null;
+        }
+        return ring[(int) (count % ring.length)].fireAt();
     }
 
     private void add(JobFate fate) {

@@ -223,7 +223,7 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
         LeaderFollowerScheduler engine = getScheduledExecutor();
         JobTask wrapped = repeating(task, JobRegistry.describe(trigger));
         try {
-            return attach(wrapped, engine.schedule(wrapped, new TriggerRecurrence(trigger)));
+            return attach(wrapped, engine.schedule(wrapped, new TriggerRecurrence(trigger, wrapped.trackedJob())));
         } catch (RejectedExecutionException ex) {
             throw rejected(task, ex);
         }
@@ -265,6 +265,7 @@ public class LeaderFollowerTaskScheduler extends SchedulerSettings
         long periodNanos = TimeArguments.positiveNanos(period, "period");
         LeaderFollowerScheduler engine = getScheduledExecutor();
         JobTask wrapped = repeating(task, "every " + JobRegistry.words(period));
+        wrapped.trackedJob().fixedRate(periodNanos);
         try {
             return attach(
                     wrapped, engine.scheduleAtFixedRate(wrapped, initialDelayNanos, periodNanos, TimeUnit.NANOSECONDS));

@@ -52,6 +52,21 @@ public final class TrackedJob {
      */
     private int runsUnrecorded;
 
+    /**
+     * The period of a fixed-rate job's fires, in nanoseconds; 0 for any other job. Set once, when
+     * it is scheduled: a run's record then counts the fires the engine's misfire policy dropped.
+     */
+    private volatile long ratePeriodNanos;
+
+    /**
+     * Fires the trigger passed over during the run at hand, kept until the run is recorded, so that
+     * their fate follows the run's: the first and last, and how many. Guarded by this.
+     */
+    private @Nullable Instant passedFirst;
+
+    private @Nullable Instant passedLast;
+    private long passedFires;
+
     // Guarded by this. Scheduled runs of one job never overlap (a run now may overlap one), so
     // this monitor is hardly contended by workers; it gives readers a consistent view.
     private final LatenessWindow window = new LatenessWindow();
@@ -163,6 +178,31 @@ public final class TrackedJob {
         this.future = future;
     }
 
+    /** Notes that the job fires at a fixed rate, every {@code periodNanos}; called once, as it is scheduled. */
+    void fixedRate(long periodNanos) {
+        // a job shared by instances keeps its fates where the cluster records them
+        this.ratePeriodNanos = sharedByInstances ? 0L : periodNanos;
+    }
+
+    /**
+     * Records fires the job's trigger passed over because the fire before was still in hand (its run
+     * outlasted them): a {@link JobFate.SkipReason#STILL_RUNNING} range from {@code first} to {@code
+     * last}. Called by the worker as the engine computes the next fire, before the run is recorded:
+     * the range then waits for the run's record, to follow it.
+     */
+    synchronized void passedOver(Instant first, Instant last, long fires) {
+        if (runsUnrecorded == 0) {
+            fates.skipped(first, last, fires, JobFate.SkipReason.STILL_RUNNING);
+            return;
+        }
+        if (passedFirst == null) {
+            passedFirst = first;
+            passedFires = 0;
+        }
+        passedLast = last;
+        passedFires += fires;
+    }
+
     /** Notes that a scheduled run begins; called by the worker that runs it, when the gate lets it. */
     synchronized void entered() {
         runsUnrecorded++;
@@ -187,8 +227,44 @@ public final class TrackedJob {
         if (outcome == Outcome.FAILED && failure == null) {
             failure = new IllegalStateException("The run failed; its exception did not reach the job's record");
         }
-        fates.ran(started.minusNanos(latenessNanos), started, durationNanos, failure);
+        Instant fireAt = started.minusNanos(latenessNanos);
+        fates.ran(fireAt, started, durationNanos, failure);
+        recordPassedOver(fireAt, latenessNanos + durationNanos);
         recordDropByShutdown();
+    }
+
+    /**
+     * Records, after a run's fate, the fires passed over while it ran: those its trigger reported,
+     * or, for a fixed-rate job, those between the run's fire and the next one the engine queued
+     * (the misfire policy {@code SKIP} drops the fires a run outlasted). Guarded by this.
+     *
+     * @param sinceFireNanos the time from the run's nominal fire to its end, by the engine's ticker
+     */
+    private void recordPassedOver(Instant fireAt, long sinceFireNanos) {
+        Instant first = passedFirst;
+        Instant last = passedLast;
+        if (first != null && last != null) {
+            fates.skipped(first, last, passedFires, JobFate.SkipReason.STILL_RUNNING);
+            passedFirst = null;
+            passedLast = null;
+            return;
+        }
+        long period = ratePeriodNanos;
+        ScheduledFuture<?> f = future;
+        if (period <= 0 || f == null || f.isDone()) {
+            return;
+        }
+        // The next fire is a whole number of periods after this one; the ticker read between the
+        // run's end and this one only shortens the gap by far less than half a period.
+        long untilNext = sinceFireNanos + f.getDelay(TimeUnit.NANOSECONDS);
+        long dropped = (untilNext + period / 2) / period - 1;
+        if (dropped > 0) {
+            fates.skipped(
+                    fireAt.plusNanos(period),
+                    fireAt.plusNanos(Math.multiplyExact(period, dropped)),
+                    dropped,
+                    JobFate.SkipReason.STILL_RUNNING);
+        }
     }
 
     /** Keeps what a run threw for its fate; called by the worker that ran it, before {@link #record}. */
@@ -213,6 +289,16 @@ public final class TrackedJob {
     public synchronized List<JobFate> fates() {
         recordDropByShutdown();
         return fates.latestFirst();
+    }
+
+    /**
+     * Returns the nominal fire from which {@link #fates()} tells every fire of the job here: the
+     * oldest kept fate's, once older ones gave way to newer ones ({@value #FATES_KEPT} are kept);
+     * null while every fate since the job was scheduled is kept. Before it, no fate means nothing
+     * known, not a fire without a fate.
+     */
+    public synchronized @Nullable Instant fatesKnownFrom() {
+        return fates.knownFrom();
     }
 
     /** Returns the job's figures now. */
