@@ -2,7 +2,6 @@ package io.timedjobs.scheduler.jdbc.history;
 
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.JdbcDialect;
-import io.timedjobs.scheduler.jdbc.database.Statement;
 import io.timedjobs.scheduler.jdbc.database.TableNames;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -45,10 +44,8 @@ public final class AbandonedRuns {
     private final TransactionTemplate transaction;
     private final JdbcDialect dialect;
     private final RunHistorySql sql;
+    private final AbandonedRunSql statements;
     private final RunHistorySettings settings;
-    private final String table;
-    private final String fires;
-    private final String jobs;
 
     AbandonedRuns(
             JdbcTemplate jdbc,
@@ -62,9 +59,7 @@ public final class AbandonedRuns {
         this.dialect = dialect;
         this.sql = sql;
         this.settings = settings;
-        this.table = tables.runHistory();
-        this.fires = tables.fires();
-        this.jobs = tables.jobs();
+        this.statements = new AbandonedRunSql(dialect, tables);
     }
 
     /** A fire begun by {@code instance}, recorded at {@code recordedAt}, found abandoned at {@code foundAt}. */
@@ -82,7 +77,7 @@ public final class AbandonedRuns {
         }
         try {
             List<Abandoned> found = jdbc.query(
-                    lastOfDead(taker).sql(),
+                    statements.lastOfDead().sql(),
                     ps -> dialect.bind(ps, List.of(job, taker.name(), taker.deadAfterMillisParameter(), 1)),
                     (rs, row) -> abandoned(rs));
             return found.isEmpty() || !open.getAsBoolean() ? 0 : write(found.get(0), taker.name());
@@ -105,10 +100,11 @@ public final class AbandonedRuns {
         }
         try {
             Map<String, Abandoned> latest = new LinkedHashMap<>();
-            jdbc.query(leftUnder().sql(), ps -> dialect.bind(ps, List.of(instance.name())), (ResultSet rs) -> {
-                Abandoned one = abandoned(rs);
-                latest.putIfAbsent(one.job(), one); // the latest recorded first
-            });
+            jdbc.query(
+                    statements.leftUnder().sql(), ps -> dialect.bind(ps, List.of(instance.name())), (ResultSet rs) -> {
+                        Abandoned one = abandoned(rs);
+                        latest.putIfAbsent(one.job(), one); // the latest recorded first
+                    });
             if (latest.isEmpty() || !open.getAsBoolean()) {
                 return 0;
             }
@@ -140,7 +136,7 @@ public final class AbandonedRuns {
         Integer written = transaction.execute(status -> {
             jdbc.query(sql.lockJob().sql(), ps -> dialect.bind(ps, List.of(run.job())), (ResultSet rs) -> {});
             return jdbc.update(
-                    insert().sql(),
+                    statements.insert().sql(),
                     ps -> dialect.bind(
                             ps,
                             List.of(
@@ -169,60 +165,5 @@ public final class AbandonedRuns {
     private void failed(String job, RuntimeException ex) {
         logger.warn(
                 "Timed Jobs could not record the abandoned run of job " + job + "; it is left without a record", ex);
-    }
-
-    /** A skip of the job covers the fire {@code f}: the fire was recorded to be skipped, not run. */
-    private String skipCovers() {
-        return "EXISTS (SELECT 1 FROM " + table + " h WHERE h.name = f.job_name AND h.kind = 'JOB'"
-                + " AND h.skip_reason IS NOT NULL AND h.fire_at <= f.fire_at"
-                + " AND COALESCE(h.fire_until, h.fire_at) >= f.fire_at)";
-    }
-
-    /**
-     * The fire of a job an instance other than the taker recorded last while it is dead now, unless
-     * a skip covers it; with the database's time.
-     */
-    private Statement lastOfDead(ClusterInstance taker) {
-        return Statement.of(
-                "SELECT f.job_name, f.fire_at, f.instance_name, f.recorded_at, " + dialect.now() + " AS found_at"
-                        + " FROM " + fires + " f WHERE f.job_name = ? AND f.instance_name <> ? AND "
-                        + taker.sql().isDead("f.instance_name") + " AND NOT " + skipCovers()
-                        + " ORDER BY f.recorded_at DESC, f.fire_at DESC" + dialect.fetchFirst(),
-                "job",
-                "taker",
-                "dead after",
-                "limit");
-    }
-
-    /**
-     * The fires an instance recorded of the jobs whose run lease it holds, but for those a skip
-     * covers, latest recorded first per job; with the database's time.
-     */
-    private Statement leftUnder() {
-        return Statement.of(
-                "SELECT f.job_name, f.fire_at, f.instance_name, f.recorded_at, " + dialect.now() + " AS found_at"
-                        + " FROM " + jobs + " j JOIN " + fires + " f ON f.job_name = j.job_name"
-                        + " AND f.instance_name = j.lease_owner WHERE j.lease_owner = ? AND NOT " + skipCovers()
-                        + " ORDER BY f.job_name, f.recorded_at DESC, f.fire_at DESC",
-                "instance");
-    }
-
-    /** Records an abandoned run, unless its fire has a record (its own end, written late, or another's). */
-    private Statement insert() {
-        return Statement.of(
-                "INSERT INTO " + table + " (kind, name, task_key, fire_at, instance_name, started_at, duration_ms,"
-                        + " outcome, attempt, error, fire_until, catch_up, stack_trace) SELECT 'JOB', ?, NULL, ?, ?,"
-                        + " ?, ?, '" + RunOutcome.ABANDONED.name() + "', 1, ?, ?, FALSE, NULL"
-                        + " FROM (SELECT 1 AS one) one WHERE NOT EXISTS (SELECT 1 FROM " + table
-                        + " WHERE name = ? AND fire_at = ?)",
-                "job",
-                "fire",
-                "holder",
-                "recorded at",
-                "duration millis",
-                "error",
-                "fire until",
-                "job",
-                "fire");
     }
 }
