@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.timedjobs.scheduler.Ticker;
 import io.timedjobs.scheduler.jdbc.database.ClusterDatabase;
+import io.timedjobs.scheduler.jdbc.database.ClusterHeartbeat;
 import io.timedjobs.scheduler.jdbc.database.ClusterInstance;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
 import io.timedjobs.scheduler.jdbc.database.OutageLog;
@@ -22,8 +23,11 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.support.SimpleTriggerContext;
 
 /**
@@ -101,13 +105,14 @@ class AbandonedRunTest {
     }
 
     /**
-     * An instance that registers under the name of a process that died holding a lease records that
-     * process's fire as abandoned, once, naming it.
+     * An instance that starts under the name of a process that died holding a lease records that
+     * process's fire as abandoned as it registers, once, naming it.
      */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)
-    void shouldRecordTheRunOfADeadPredecessorAsAbandonedWhenItsNameRegistersAgain(TestDatabases.Kind kind) {
-        ClusterDatabase database = ClusterDatabase.of(OncePerFireTest.createTables(kind), TableNames.defaults());
+    void shouldRecordTheRunOfADeadPredecessorAsAbandonedWhenAnInstanceStartsUnderItsName(TestDatabases.Kind kind) {
+        DataSource dataSource = OncePerFireTest.createTables(kind);
+        ClusterDatabase database = ClusterDatabase.of(dataSource, TableNames.defaults());
         RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
         ClusterInstance before = instance(database, "phoenix");
         JobStore beforeStore = new JobStore(database, before, history);
@@ -117,15 +122,29 @@ class AbandonedRunTest {
         assertThat(beforeStore.acquireLease("job", MAX_RUN)).isEqualTo(JobStore.Lease.TAKEN);
         silence(database, "phoenix"); // killed
 
-        ClusterInstance after = instance(database, "phoenix");
-        assertThat(history.abandoned().leftBehind(after, () -> true)).isEqualTo(1);
-        assertThat(history.abandoned().leftBehind(after, () -> true)).isZero();
+        try (ConfigurableApplicationContext after = TestInstance.start(
+                dataSource,
+                "phoenix",
+                Duration.ZERO,
+                TestInstance.Settings.shrunk(),
+                RunHistorySettings.defaults(),
+                new RunLog(),
+                Nightly.class)) {
+            assertThat(abandoned(history)).singleElement().satisfies(run -> {
+                assertThat(run.fireAt()).isEqualTo(fire);
+                assertThat(run.instance()).isEqualTo("phoenix");
+                assertThat(run.error()).contains("registered again under the same name");
+            });
+            ClusterInstance again = after.getBean(ClusterHeartbeat.class).instance();
+            assertThat(history.abandoned().leftBehind(again, () -> true)).isZero();
+        }
+        assertThat(abandoned(history)).hasSize(1);
+    }
 
-        assertThat(abandoned(history)).singleElement().satisfies(run -> {
-            assertThat(run.fireAt()).isEqualTo(fire);
-            assertThat(run.instance()).isEqualTo("phoenix");
-            assertThat(run.error()).contains("registered again under the same name");
-        });
+    /** A clustered job that does not fire during a test: the instance only starts. */
+    static class Nightly {
+        @Scheduled(cron = "0 0 3 * * *")
+        void nightly() {}
     }
 
     private static List<RunRecord> abandoned(RunHistory history) {
