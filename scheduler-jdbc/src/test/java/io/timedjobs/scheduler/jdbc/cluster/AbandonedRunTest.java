@@ -105,6 +105,36 @@ class AbandonedRunTest {
     }
 
     /**
+     * While an instance of schema version 5 is alive (it reads every outcome by name, and knows no
+     * {@code ABANDONED}), a dead holder's run taken over gets no record.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldWriteNoAbandonedRunWhileAVersion5InstanceIsAlive(TestDatabases.Kind kind) {
+        ClusterDatabase database = ClusterDatabase.of(OncePerFireTest.createTables(kind), TableNames.defaults());
+        database.jdbc()
+                .update(
+                        "INSERT INTO " + database.tables().instances()
+                                + " (instance_name, started_at, heartbeat_at, schema_version) VALUES ('old', ?, ?, 5)",
+                        database.dialect().bind(Instant.now()),
+                        database.dialect().bind(Instant.now()));
+        RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
+        JobStore deadStore = new JobStore(database, instance(database, "dead"), history);
+        AtomicInteger runs = new AtomicInteger();
+        CronJob job =
+                job(database, new JobStore(database, instance(database, "taker"), history), runs::incrementAndGet);
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(10);
+        assertThat(deadStore.recordFire("job", job.key(), first, HORIZON)).isTrue();
+        assertThat(deadStore.acquireLease("job", MAX_RUN)).isEqualTo(JobStore.Lease.TAKEN);
+        silence(database, "dead");
+
+        job.runFire(first.plusSeconds(1));
+
+        assertThat(runs).hasValue(1);
+        assertThat(abandoned(history)).isEmpty();
+    }
+
+    /**
      * An instance that starts under the name of a process that died holding a lease records that
      * process's fire as abandoned as it registers, once, naming it.
      */
