@@ -43,6 +43,7 @@ class StatementBindsTest {
             "io.timedjobs.scheduler.jdbc.durable.DurableTaskSql",
             "io.timedjobs.scheduler.jdbc.durable.LockedGroupSql",
             "io.timedjobs.scheduler.jdbc.history.RunHistorySql",
+            "io.timedjobs.scheduler.jdbc.history.AbandonedRunSql",
             "io.timedjobs.scheduler.jdbc.schema.SchemaSql");
 
     private static final List<JdbcDialect> DATABASES =

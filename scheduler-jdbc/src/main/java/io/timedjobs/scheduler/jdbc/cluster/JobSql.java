@@ -397,9 +397,16 @@ public class JobSql {
                 "dead after");
     }
 
-    /** Deletes fire records older than now plus a (negative) delay. */
+    /**
+     * Deletes fire records older than now plus a (negative) delay, but for those of a run lease's
+     * holder: the fire a dead holder began is found by whoever takes its lease over (AbandonedRuns).
+     */
     Statement pruneFires() {
-        return Statement.of("DELETE FROM " + fires + " WHERE fire_at < " + nowPlus, "minus keep millis");
+        return Statement.of(
+                "DELETE FROM " + fires + " WHERE fire_at < " + nowPlus + " AND NOT EXISTS (SELECT 1 FROM " + jobs
+                        + " held WHERE held.job_name = " + fires + ".job_name AND held.lease_owner = " + fires
+                        + ".instance_name)",
+                "minus keep millis");
     }
 
     /**

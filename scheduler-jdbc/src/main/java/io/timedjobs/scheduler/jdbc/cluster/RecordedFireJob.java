@@ -89,6 +89,7 @@ abstract class RecordedFireJob extends ClusteredJob {
             }
             if (lease == JobStore.Lease.TAKEN_OVER) {
                 leaseExpired();
+                store.history().abandoned().takenOver(name, store.instance(), store.skipGate()::open);
             }
         } catch (DataAccessException ex) {
             context.outages().failed("claim of job " + name, ex);

@@ -88,6 +88,7 @@ public final class RunHistory {
 
     private final SkipRecords skips;
     private final HistoryReads reads;
+    private final AbandonedRuns abandoned;
 
     /** The history of runs in the database's run history table. */
     public RunHistory(ClusterDatabase database, RunHistorySettings settings) {
@@ -108,6 +109,7 @@ public final class RunHistory {
         skipWrites.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
         this.skips = new SkipRecords(jdbc, skipWrites, dialect, sql, this::record);
         this.reads = new HistoryReads(jdbc, dialect, sql, this::record);
+        this.abandoned = new AbandonedRuns(jdbc, skipWrites, dialect, sql, database.tables(), settings);
     }
 
     /** Returns a history that records nothing, for code that runs without one. */
@@ -270,6 +272,11 @@ public final class RunHistory {
             written.set(true);
         }
         return wrote;
+    }
+
+    /** Returns the writer of the runs found abandoned: begun, and never ended by their instance. */
+    public AbandonedRuns abandoned() {
+        return abandoned;
     }
 
     /** Writes {@code run} within the caller's transaction on the application's data source. */

@@ -9,6 +9,12 @@ public enum RunOutcome {
     /** A durable task's attempt threw and is retried after its backoff. */
     RETRIED,
     /**
+     * A clustered run whose instance stopped before it wrote its end (killed, frozen or cut off from
+     * the database): it began, and how it ended is unknown. Written by the instance that found it
+     * ({@link AbandonedRuns}), never by an instance of schema version 5, which cannot read it.
+     */
+    ABANDONED,
+    /**
      * No run: the job's nominal fires the record covers were skipped, for its {@link
      * RunRecord#skipReason()}.
      */
