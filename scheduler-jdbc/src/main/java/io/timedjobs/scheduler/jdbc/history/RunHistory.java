@@ -268,9 +268,7 @@ public final class RunHistory {
             return false;
         }
         boolean wrote = skips.recordOrLog(skip, next);
-        if (wrote) {
-            written.set(true);
-        }
+        written.compareAndSet(false, wrote);
         return wrote;
     }
 

@@ -143,9 +143,12 @@ public record RunHistoryQuery(
                 job, task, instance, EnumSet.of(first, more), from, to, limit, skipReasons, firesFrom, firesTo, cursor);
     }
 
-    /** Only runs that threw: {@link RunOutcome#FAILED} and {@link RunOutcome#RETRIED}. */
+    /**
+     * Only runs that did not end well: that threw ({@link RunOutcome#FAILED}, {@link
+     * RunOutcome#RETRIED}) or whose instance died before their end ({@link RunOutcome#ABANDONED}).
+     */
     public RunHistoryQuery failures() {
-        return outcome(RunOutcome.FAILED, RunOutcome.RETRIED);
+        return outcome(RunOutcome.FAILED, RunOutcome.RETRIED, RunOutcome.ABANDONED);
     }
 
     /** Only skips for one of these reasons (or records of {@link #outcomes()}). */

@@ -80,6 +80,10 @@ class AbandonedRunTest {
         assertThat(history.find(RunHistoryQuery.all().job("job").outcome(RunOutcome.SUCCEEDED)))
                 .singleElement()
                 .satisfies(run -> assertThat(run.instance()).isEqualTo("taker"));
+        assertThat(history.find(RunHistoryQuery.all().job("job").failures()))
+                .as("an abandoned run is among the failures")
+                .singleElement()
+                .satisfies(run -> assertThat(run.outcome()).isEqualTo(RunOutcome.ABANDONED));
 
         // another instance that finds it too writes nothing
         ClusterInstance second = instance(database, "second");
