@@ -81,7 +81,7 @@ final class CatchUpRun {
      */
     @Nullable
     Instant nextMissed(Instant next) {
-        ClusteredJob.Context context = job.context;
+        JobContext context = job.context;
         if (context.outages().inOutage()) {
             planned = false; // fires missed during the outage are listed once it ends
             missed.clear();
@@ -120,7 +120,7 @@ final class CatchUpRun {
      * the moment each plans.
      */
     private void plan(Instant next) {
-        ClusteredJob.Context context = job.context;
+        JobContext context = job.context;
         CatchUpStore store = context.store().catchUp();
         missed.clear();
         // A fire recorded but not under the watermark (an instance of an earlier release ran it, or
@@ -166,7 +166,7 @@ final class CatchUpRun {
      * another instance ran or passed it, keeps it if the lease is busy.
      */
     void run(Instant fire) {
-        ClusteredJob.Context context = job.context;
+        JobContext context = job.context;
         JobStore store = context.store();
         ClusterJobStats stats = context.stats();
         long start = System.nanoTime();

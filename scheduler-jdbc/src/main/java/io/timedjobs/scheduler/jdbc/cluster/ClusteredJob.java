@@ -3,9 +3,7 @@ package io.timedjobs.scheduler.jdbc.cluster;
 import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
 import io.timedjobs.scheduler.jdbc.database.DatabaseClock;
-import io.timedjobs.scheduler.jdbc.database.OutageLog;
 import io.timedjobs.scheduler.spring.NamedJob;
-import java.time.Duration;
 import java.time.Instant;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -37,47 +35,9 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     private static final Log logger = LogFactory.getLog(ClusteredJob.class);
 
-    /** Everything the jobs of one instance share. */
-    public record Context(
-            JobStore store,
-            DatabaseClock clock,
-            ClusterJobStats stats,
-            OutageLog outages,
-            Duration pollInterval,
-            Duration maxRunTime,
-            Duration fireHorizon,
-            FireNotices notices,
-            SlowCalls calls) {
-
-        /** As below, with calls tracked for this context alone. */
-        public Context(
-                JobStore store,
-                DatabaseClock clock,
-                ClusterJobStats stats,
-                OutageLog outages,
-                Duration pollInterval,
-                Duration maxRunTime,
-                Duration fireHorizon,
-                FireNotices notices) {
-            this(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon, notices, new SlowCalls());
-        }
-
-        /** As above, with no fire heard from other instances: each tries every fire at once. */
-        public Context(
-                JobStore store,
-                DatabaseClock clock,
-                ClusterJobStats stats,
-                OutageLog outages,
-                Duration pollInterval,
-                Duration maxRunTime,
-                Duration fireHorizon) {
-            this(store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon, FireNotices.none());
-        }
-    }
-
     protected final String name;
     protected final Runnable task;
-    protected final Context context;
+    protected final JobContext context;
 
     /** Nominal fire (database time) the next run tries, or null for a wake-up without a fire. */
     private volatile @Nullable Instant pendingFire;
@@ -128,7 +88,7 @@ abstract class ClusteredJob implements SchedulingAwareRunnable, Trigger, NamedJo
 
     private @Nullable String key;
 
-    protected ClusteredJob(String name, Runnable task, Context context) {
+    protected ClusteredJob(String name, Runnable task, JobContext context) {
         this.name = name;
         this.task = task;
         this.context = context;

@@ -61,7 +61,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
     private final SlowCalls calls;
 
     private final ClusterInstance instance;
-    private final ClusteredJob.Context context;
+    private final JobContext context;
     private final List<ClusteredJob> jobs = new CopyOnWriteArrayList<>();
     private final Duration firesKept;
 
@@ -113,8 +113,14 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         this.calls = new SlowCalls(instance.name());
         JobStore store = new JobStore(database, instance, history);
         this.notices = FireNotices.of(database, instance.name(), pollInterval);
-        this.context = new ClusteredJob.Context(
-                store, clock, stats, outages, pollInterval, maxRunTime, fireHorizon, notices, calls);
+        this.context = new JobContext(
+                store,
+                clock,
+                stats,
+                outages,
+                new JobContext.Timings(pollInterval, maxRunTime, fireHorizon),
+                notices,
+                calls);
         heartbeat.addStopAction(notices::stop);
         // Who tries each fire first: the heartbeat reads the live instances as it beats, where it
         // can fold the read into its own statement (PostgreSQL), trusted for a lease.

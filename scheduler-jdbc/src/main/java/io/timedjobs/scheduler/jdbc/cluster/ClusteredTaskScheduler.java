@@ -41,7 +41,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
     private final TaskScheduler delegate;
     private final JobCatalog catalog;
     private final Predicate<String> clusteredQualifier;
-    private final ClusteredJob.Context context;
+    private final JobContext context;
     private final ZoneId defaultZone;
     private final ConfigurableBeanFactory beanFactory;
     private final Consumer<ClusteredJob> onClusteredJob;
@@ -59,7 +59,7 @@ final class ClusteredTaskScheduler implements TaskScheduler {
             TaskScheduler delegate,
             JobCatalog catalog,
             Predicate<String> clusteredQualifier,
-            ClusteredJob.Context context,
+            JobContext context,
             ZoneId defaultZone,
             ConfigurableBeanFactory beanFactory,
             Consumer<ClusteredJob> onClusteredJob) {

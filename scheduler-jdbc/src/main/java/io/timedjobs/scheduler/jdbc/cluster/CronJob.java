@@ -18,7 +18,7 @@ final class CronJob extends RecordedFireJob {
     private final CronExpression cron;
     private final ZoneId zone;
 
-    public CronJob(String name, Runnable task, Context context, String expression, ZoneId zone) {
+    public CronJob(String name, Runnable task, JobContext context, String expression, ZoneId zone) {
         super(name, task, context);
         this.expression = Objects.requireNonNull(expression, "expression");
         this.cron = CronExpression.parse(expression);

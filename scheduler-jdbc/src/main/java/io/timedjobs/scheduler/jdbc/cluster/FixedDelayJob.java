@@ -43,7 +43,7 @@ final class FixedDelayJob extends ClusteredJob {
     /** Whether the row read for the pending fire was paused; see {@link ClusteredJob}'s thread rule. */
     private volatile boolean paused;
 
-    public FixedDelayJob(String name, Runnable task, Context context, Duration delay, Duration initialDelay) {
+    public FixedDelayJob(String name, Runnable task, JobContext context, Duration delay, Duration initialDelay) {
         super(name, task, context);
         this.delay = Objects.requireNonNull(delay, "delay");
         this.initialDelay = Objects.requireNonNull(initialDelay, "initialDelay");

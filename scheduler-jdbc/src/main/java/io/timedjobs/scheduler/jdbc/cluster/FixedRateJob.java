@@ -34,7 +34,7 @@ final class FixedRateJob extends RecordedFireJob {
     private final Duration initialDelay;
     private volatile @Nullable Instant anchor;
 
-    public FixedRateJob(String name, Runnable task, Context context, Duration period, Duration initialDelay) {
+    public FixedRateJob(String name, Runnable task, JobContext context, Duration period, Duration initialDelay) {
         super(name, task, context);
         this.period = Objects.requireNonNull(period, "period");
         this.initialDelay = Objects.requireNonNull(initialDelay, "initialDelay");

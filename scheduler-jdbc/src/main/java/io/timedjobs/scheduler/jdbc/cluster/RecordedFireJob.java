@@ -12,7 +12,7 @@ import org.springframework.dao.DataAccessException;
  */
 abstract class RecordedFireJob extends ClusteredJob {
 
-    protected RecordedFireJob(String name, Runnable task, Context context) {
+    protected RecordedFireJob(String name, Runnable task, JobContext context) {
         super(name, task, context);
     }
 

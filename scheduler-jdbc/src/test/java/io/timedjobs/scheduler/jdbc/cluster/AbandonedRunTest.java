@@ -190,7 +190,7 @@ class AbandonedRunTest {
         DatabaseClock clock =
                 new DatabaseClock(database.jdbc(), database.dialect(), Clock.systemUTC(), Ticker.system());
         clock.measure();
-        ClusteredJob.Context context = new ClusteredJob.Context(
+        JobContext context = new JobContext(
                 store,
                 clock,
                 new ClusterJobStats(),

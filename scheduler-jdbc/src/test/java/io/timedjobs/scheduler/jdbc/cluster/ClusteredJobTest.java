@@ -21,7 +21,7 @@ class ClusteredJobTest {
                 return "reports";
             }
         };
-        ClusteredJob.Context context = new ClusteredJob.Context(
+        JobContext context = new JobContext(
                 null,
                 null,
                 new ClusterJobStats(),

@@ -42,7 +42,7 @@ class SkippedFireTest {
                 new DatabaseClock(database.jdbc(), database.dialect(), Clock.systemUTC(), Ticker.system());
         clock.measure();
         ClusterJobStats stats = new ClusterJobStats();
-        ClusteredJob.Context context = new ClusteredJob.Context(
+        JobContext context = new JobContext(
                 new JobStore(database, loser),
                 clock,
                 stats,

@@ -56,14 +56,12 @@ class SlowEndOfRunTest {
         DatabaseClock clock =
                 new DatabaseClock(database.jdbc(), database.dialect(), Clock.systemUTC(), Ticker.system());
         clock.measure();
-        ClusteredJob.Context context = new ClusteredJob.Context(
+        JobContext context = new JobContext(
                 store,
                 clock,
                 new ClusterJobStats(),
                 new OutageLog(SlowEndOfRunTest.class, "slow end of run"),
-                Duration.ofSeconds(1),
-                Duration.ofMinutes(10),
-                Duration.ofMinutes(1),
+                new JobContext.Timings(Duration.ofSeconds(1), Duration.ofMinutes(10), Duration.ofMinutes(1)),
                 FireNotices.none(),
                 calls);
         job = new CronJob(

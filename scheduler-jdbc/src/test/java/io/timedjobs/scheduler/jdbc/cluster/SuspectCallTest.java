@@ -78,14 +78,12 @@ class SuspectCallTest {
         DatabaseClock clock =
                 new DatabaseClock(database.jdbc(), database.dialect(), Clock.systemUTC(), Ticker.system());
         clock.measure();
-        ClusteredJob.Context context = new ClusteredJob.Context(
+        JobContext context = new JobContext(
                 new JobStore(database, instance),
                 clock,
                 stats,
                 new OutageLog(SuspectCallTest.class, "suspect call"),
-                Duration.ofSeconds(1),
-                Duration.ofMinutes(10),
-                Duration.ofMinutes(1),
+                new JobContext.Timings(Duration.ofSeconds(1), Duration.ofMinutes(10), Duration.ofMinutes(1)),
                 FireNotices.none(),
                 calls);
         job = new CronJob("job", runs::incrementAndGet, context, "* * * * * *", ZoneOffset.UTC);
