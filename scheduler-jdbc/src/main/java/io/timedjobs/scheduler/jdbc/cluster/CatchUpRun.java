@@ -181,7 +181,7 @@ final class CatchUpRun {
             }
             if (lease == JobStore.Lease.TAKEN_OVER) {
                 job.leaseExpired();
-                store.history().abandoned().takenOver(job.name(), store.instance(), store.skipGate()::open);
+                store.history().abandoned().takenOver(job.name(), store.instance(), store.skipGate()::openToAbandoned);
             }
             missed.pollFirst();
             if (!store.catchUp().claimMissedFire(job.name(), job.key(), fire)) {

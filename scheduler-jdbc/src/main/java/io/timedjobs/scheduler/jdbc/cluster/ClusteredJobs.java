@@ -168,7 +168,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
         });
         // A process that died under this name left its runs: each is recorded as abandoned, and its
         // lease ends now, not at the max run time.
-        instance.addStartAction(() -> history.abandoned().leftBehind(instance, store.skipGate()::open));
+        instance.addStartAction(() -> history.abandoned().leftBehind(instance, store.skipGate()::openToAbandoned));
         instance.addStartAction(store::expireLeftoverLeases);
         instance.addStartAction(store.departure()::rejoin);
         // Listens once the instance has its row (so not at all when a duplicate name refuses it),

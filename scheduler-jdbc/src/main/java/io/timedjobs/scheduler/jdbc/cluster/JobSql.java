@@ -410,17 +410,6 @@ public class JobSql {
     }
 
     /**
-     * Per job with fire records: how many, and the latest one with the instance that recorded (and
-     * so ran) it; one grouped scan. The fires table holds each (job, fire) once, so the latest is
-     * one row.
-     */
-    Statement fireSummaries() {
-        return Statement.of("SELECT f.job_name, l.fires, f.fire_at, f.instance_name FROM " + fires + " f"
-                + " JOIN (SELECT job_name, COUNT(*) AS fires, MAX(fire_at) AS last_fire_at FROM " + fires
-                + " GROUP BY job_name) l ON f.job_name = l.job_name AND f.fire_at = l.last_fire_at");
-    }
-
-    /**
      * Ends the run leases a previous process under an instance's name left when it died: expired
      * now, so that any instance may take them over (and a fixed-delay run ends) instead of waiting
      * for the maximum run time while the name lives on.

@@ -11,9 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -54,9 +52,6 @@ public final class JobStore {
             Instant definedAt,
             @Nullable String definedBy,
             boolean fenced) {}
-
-    /** A job's fire records (see {@link #pruneFires}): how many, the latest, who recorded it. */
-    public record FireSummary(long fires, Instant lastFireAt, String lastInstance) {}
 
     private final JdbcTemplate jdbc;
     private final JdbcDialect dialect;
@@ -343,10 +338,9 @@ public final class JobStore {
     }
 
     /**
-     * As {@link #releaseLease(String)}, recording the run in the same transaction; the run is
-     * recorded even when the lease was lost, since it ran here.
-     *
-     * @param failure what the run threw, or null
+     * As {@link #releaseLease(String)}, recording the run (what it threw, or null) in the same
+     * transaction, even when the lease was lost, since it ran here: then in place of the abandoned
+     * record a taker may have written meanwhile.
      */
     boolean releaseLease(String job, Instant fire, long durationNanos, @Nullable Throwable failure) {
         return releaseLease(job, fire, durationNanos, failure, false);
@@ -355,12 +349,16 @@ public final class JobStore {
     /** As above; {@code catchUp} for a run of a missed fire, run later by the job's catch-up policy. */
     boolean releaseLease(String job, Instant fire, long durationNanos, @Nullable Throwable failure, boolean catchUp) {
         try {
-            return history.completeFenced(
+            boolean held = history.completeFenced(
                     sql.releaseLease().sql(),
                     Arrays.asList(job, instance.name()),
                     () -> releaseLease(job),
                     FinishedRun.ofJob(job, fire, instance.name(), durationNanos, failure, catchUp),
                     true);
+            if (!held) {
+                history.abandoned().endedLate(job, fire, instance.name());
+            }
+            return held;
         } finally {
             released(job);
         }
@@ -430,19 +428,5 @@ public final class JobStore {
     /** Deletes fire records older than {@code keep}; returns how many. */
     int pruneFires(Duration keep) {
         return jdbc.update(sql.pruneFires().sql(), -keep.toMillis());
-    }
-
-    /** Returns each job's fire records (count and latest), in one query; jobs without any are absent. */
-    public Map<String, FireSummary> fireSummaries() {
-        Map<String, FireSummary> summaries = new LinkedHashMap<>();
-        jdbc.query(sql.fireSummaries().sql(), rs -> {
-            Instant last = dialect.readInstant(rs, "fire_at");
-            if (last != null) {
-                summaries.put(
-                        rs.getString("job_name"),
-                        new FireSummary(rs.getLong("fires"), last, rs.getString("instance_name")));
-            }
-        });
-        return summaries;
     }
 }

@@ -89,7 +89,7 @@ abstract class RecordedFireJob extends ClusteredJob {
             }
             if (lease == JobStore.Lease.TAKEN_OVER) {
                 leaseExpired();
-                store.history().abandoned().takenOver(name, store.instance(), store.skipGate()::open);
+                store.history().abandoned().takenOver(name, store.instance(), store.skipGate()::openToAbandoned);
             }
         } catch (DataAccessException ex) {
             context.outages().failed("claim of job " + name, ex);

@@ -80,4 +80,17 @@ final class AbandonedRunSql {
                 "job",
                 "fire");
     }
+
+    /**
+     * Deletes the abandoned record of a fire whose holder came back and wrote its own end: the run
+     * was only frozen or cut off, and its real record stands alone.
+     */
+    Statement endedLate() {
+        return Statement.of(
+                "DELETE FROM " + table + " WHERE name = ? AND fire_at = ? AND instance_name = ? AND outcome = '"
+                        + RunOutcome.ABANDONED.name() + "'",
+                "job",
+                "fire",
+                "holder");
+    }
 }

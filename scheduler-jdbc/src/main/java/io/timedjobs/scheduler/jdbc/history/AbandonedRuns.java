@@ -69,7 +69,7 @@ public final class AbandonedRuns {
      * {@code taker} took the run lease of {@code job} over from a dead holder: records the fire the
      * holder ran, if it has no record. Returns how many records this call wrote (0 or 1).
      *
-     * @param open whether records of outcomes newer than schema version 5 may be written now
+     * @param open whether records of outcomes newer than schema version 6 may be written now
      */
     public int takenOver(String job, ClusterInstance taker, BooleanSupplier open) {
         if (!settings.enabled()) {
@@ -88,11 +88,28 @@ public final class AbandonedRuns {
     }
 
     /**
+     * {@code holder} wrote the end of its run of {@code fire} after its lease was taken over (it was
+     * frozen or cut off, not dead): its own record stands, and an abandoned one written meanwhile
+     * goes, so that the fire has one fate. Costs one statement, on that rare path only; a failure is
+     * logged.
+     */
+    public void endedLate(String job, Instant fire, String holder) {
+        if (!settings.enabled()) {
+            return;
+        }
+        try {
+            jdbc.update(statements.endedLate().sql(), ps -> dialect.bind(ps, List.of(job, fire, holder)));
+        } catch (DataAccessException ex) {
+            failed(job, ex);
+        }
+    }
+
+    /**
      * {@code instance} registers: the run leases held under its name were a dead process's, whose
      * runs ended unknown; records the fire each of those ran, if it has no record. Returns how many
      * records this call wrote. Call before this instance takes any lease.
      *
-     * @param open whether records of outcomes newer than schema version 5 may be written now
+     * @param open whether records of outcomes newer than schema version 6 may be written now
      */
     public int leftBehind(ClusterInstance instance, BooleanSupplier open) {
         if (!settings.enabled()) {

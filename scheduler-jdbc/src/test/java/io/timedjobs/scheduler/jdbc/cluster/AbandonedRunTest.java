@@ -109,17 +109,64 @@ class AbandonedRunTest {
     }
 
     /**
-     * While an instance of schema version 5 is alive (it reads every outcome by name, and knows no
-     * {@code ABANDONED}), a dead holder's run taken over gets no record.
+     * A holder only frozen past its lease, whose run was recorded abandoned when the next fire took
+     * its lease over, writes its own end when it comes back: that record stands alone, one fate for
+     * the fire.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldKeepOnlyTheRealEndOfARunRecordedAbandonedWhileItsHolderWasFrozen(TestDatabases.Kind kind) {
+        ClusterDatabase database = ClusterDatabase.of(OncePerFireTest.createTables(kind), TableNames.defaults());
+        RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
+        JobStore frozenStore = new JobStore(database, instance(database, "frozen"), history);
+        JobStore takerStore = new JobStore(database, instance(database, "taker"), history);
+        CronJob job = job(database, takerStore, () -> {});
+        Instant first = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(10);
+        assertThat(frozenStore.recordFire("job", job.key(), first, HORIZON)).isTrue();
+        assertThat(frozenStore.acquireLease("job", MAX_RUN)).isEqualTo(JobStore.Lease.TAKEN);
+        silence(database, "frozen");
+        job.runFire(first.plusSeconds(1));
+        assertThat(abandoned(history))
+                .singleElement()
+                .satisfies(run -> assertThat(run.fireAt()).isEqualTo(first));
+
+        // it comes back, its lease lost, and writes the end of its run
+        assertThat(frozenStore.releaseLease("job", first, 2_000_000, null)).isFalse();
+
+        assertThat(abandoned(history)).isEmpty();
+        assertThat(history.find(
+                        RunHistoryQuery.all().job("job").firesFrom(first).firesTo(first.plusMillis(1))))
+                .singleElement()
+                .satisfies(run -> {
+                    assertThat(run.outcome()).isEqualTo(RunOutcome.SUCCEEDED);
+                    assertThat(run.instance()).isEqualTo("frozen");
+                });
+    }
+
+    /**
+     * While an instance of schema version 5 or 6 is alive (it reads every outcome by name, and knows
+     * no {@code ABANDONED}), a dead holder's run taken over gets no record.
      */
     @ParameterizedTest
     @EnumSource(TestDatabases.Kind.class)
     void shouldWriteNoAbandonedRunWhileAVersion5InstanceIsAlive(TestDatabases.Kind kind) {
+        noAbandonedRunBeside(kind, 5);
+    }
+
+    /** As above, beside an instance of schema version 6, which writes skips but knows no abandoned run. */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldWriteNoAbandonedRunWhileAVersion6InstanceIsAlive(TestDatabases.Kind kind) {
+        noAbandonedRunBeside(kind, 6);
+    }
+
+    private void noAbandonedRunBeside(TestDatabases.Kind kind, int version) {
         ClusterDatabase database = ClusterDatabase.of(OncePerFireTest.createTables(kind), TableNames.defaults());
         database.jdbc()
                 .update(
                         "INSERT INTO " + database.tables().instances()
-                                + " (instance_name, started_at, heartbeat_at, schema_version) VALUES ('old', ?, ?, 5)",
+                                + " (instance_name, started_at, heartbeat_at, schema_version) VALUES ('old', ?, ?, "
+                                + version + ")",
                         database.dialect().bind(Instant.now()),
                         database.dialect().bind(Instant.now()));
         RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
