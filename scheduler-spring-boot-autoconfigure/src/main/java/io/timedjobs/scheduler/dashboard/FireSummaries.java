@@ -15,8 +15,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thread-safe, stateless: per clustered job, what became of the fires the fires table keeps (twice
  * the fire horizon), told apart by the run history. A recorded fire that a skip record covers did
- * not run: a paused fire claimed so that no instance runs it, or a fire whose lease the previous run
- * still held. It counts as that skip, and never names its claimer as the instance that ran it.
+ * not run: a paused fire claimed so that no instance runs it, a fire a stopping instance claimed and
+ * refused, or a fire whose lease the previous run still held. It counts as that skip, and never names its claimer as the instance that ran it.
  *
  * <p>Two statements whatever the number of jobs, and a third while some job has such skips among
  * its kept fires:
@@ -35,6 +35,7 @@ final class FireSummaries {
             long ran,
             long paused,
             long stillRunning,
+            long stopping,
             @Nullable Instant lastRunAt,
             @Nullable String lastRunBy) {}
 
@@ -56,7 +57,7 @@ final class FireSummaries {
         String fires = database.tables().fires();
         this.skips = "SELECT name, fire_at, fire_until, skip_reason FROM "
                 + database.tables().runHistory()
-                + " WHERE outcome = 'SKIPPED' AND kind = 'JOB' AND skip_reason IN ('PAUSED', 'STILL_RUNNING')"
+                + " WHERE outcome = 'SKIPPED' AND kind = 'JOB' AND skip_reason IN ('PAUSED', 'STILL_RUNNING', 'STOPPING')"
                 + " AND COALESCE(fire_until, fire_at) >= (SELECT MIN(fire_at) FROM " + fires + ")";
         this.grouped = "SELECT f.job_name, l.fires, f.fire_at, f.instance_name FROM " + fires + " f"
                 + " JOIN (SELECT job_name, COUNT(*) AS fires, MAX(fire_at) AS last_fire_at FROM " + fires
@@ -81,6 +82,7 @@ final class FireSummaries {
                     rs.getString("job_name"),
                     new FireSummary(
                             rs.getLong("fires"),
+                            0,
                             0,
                             0,
                             dialect.readInstant(rs, "fire_at"),
@@ -117,16 +119,17 @@ final class FireSummaries {
         private long ran;
         private long paused;
         private long stillRunning;
+        private long stopping;
         private @Nullable Instant lastRunAt;
         private @Nullable String lastRunBy;
 
         void add(Instant fire, String instance, List<Skip> skips) {
             for (Skip skip : skips) {
                 if (skip.covers(fire)) {
-                    if ("PAUSED".equals(skip.reason())) {
-                        paused++;
-                    } else {
-                        stillRunning++;
+                    switch (skip.reason()) {
+                        case "PAUSED" -> paused++;
+                        case "STOPPING" -> stopping++;
+                        default -> stillRunning++;
                     }
                     return;
                 }
@@ -139,7 +142,7 @@ final class FireSummaries {
         }
 
         FireSummary summary() {
-            return new FireSummary(ran, paused, stillRunning, lastRunAt, lastRunBy);
+            return new FireSummary(ran, paused, stillRunning, stopping, lastRunAt, lastRunBy);
         }
     }
 }

@@ -196,7 +196,9 @@ public final class JdbcClusterReport implements ClusterReport {
                                     "PAUSED",
                                     summary == null ? 0L : summary.paused(),
                                     "STILL_RUNNING",
-                                    summary == null ? 0L : summary.stillRunning())));
+                                    summary == null ? 0L : summary.stillRunning(),
+                                    "STOPPING",
+                                    summary == null ? 0L : summary.stopping())));
         }
         return views;
     }

@@ -82,8 +82,8 @@ public record TimedJobsView(
      * timed-jobs.cluster.fire-horizon}: older fires are counted by no one.
      *
      * @param fires fires run by any instance, as far back as the fires table keeps them: a recorded
-     *     fire that the run history records as skipped (a paused fire's claim, a fire whose lease the
-     *     previous run still held) is counted in {@code skippedInCluster} instead
+     *     fire that the run history records as skipped (a paused fire's claim, a stopping instance's
+     *     claim, a fire whose lease the previous run still held) is counted in {@code skippedInCluster} instead
      * @param runsHere fires this instance won and ran since it started
      * @param skippedHere fires this instance tried and did not run since it started, by reason
      *     ({@code LOST}: another instance ran it; {@code PAUSED}, {@code RUNNING}, {@code HORIZON},
@@ -94,7 +94,8 @@ public record TimedJobsView(
      *     takes part
      * @param skippedInCluster recorded fires, as far back as the fires table keeps them, that did
      *     not run, by the reason the run history gives ({@code PAUSED}: claimed while the job was
-     *     paused; {@code STILL_RUNNING}), both listed; zeros without a run history
+     *     paused; {@code STILL_RUNNING}; {@code STOPPING}: claimed and refused by a stopping
+     *     instance), all three listed; zeros without a run history
      */
     public record ClusterJobView(
             long fires,

@@ -91,8 +91,27 @@ class ClusterReadsTest {
 
         assertThat(summaries)
                 .containsOnlyKeys("report", "other")
-                .containsEntry("report", new FireSummary(4, 3, 1, fire(3), "a"))
-                .containsEntry("other", new FireSummary(2, 0, 0, fire(1), "b"));
+                .containsEntry("report", new FireSummary(4, 3, 1, 0, fire(3), "a"))
+                .containsEntry("other", new FireSummary(2, 0, 0, 0, fire(1), "b"));
+    }
+
+    /**
+     * A fire a stopping instance claimed and refused counts as a STOPPING skip, not a run, and the
+     * last fire that ran names the instance that ran it, not the stopping claimer.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldCountAStoppingClaimAsASkip(TestDatabases.Kind kind) {
+        ClusterDatabase database = database(kind);
+        RunHistory history = new RunHistory(database, RunHistorySettings.defaults());
+        recordFire(database, "report", 0, "a");
+        ran(history, "report", 0, "a");
+        recordFire(database, "report", 1, "b");
+        history.recordSkip(SkippedFires.one("report", fire(1), SkipReason.STOPPING, "b"), f -> f);
+
+        FireSummary summary = new FireSummaries(database).read().get("report");
+
+        assertThat(summary).isEqualTo(new FireSummary(1, 0, 0, 1, fire(0), "a"));
     }
 
     /**

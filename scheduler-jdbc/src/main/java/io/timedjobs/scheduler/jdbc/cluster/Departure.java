@@ -24,8 +24,8 @@ import org.jspecify.annotations.Nullable;
  * <p>A stop marks the instance's row as leaving before it refuses its first fire ({@link
  * Peers#markLeaving}), so that another instance stopping at the same time does not count on this
  * one to run the fires it refuses; whether any other instance stays ({@link #othersStaying}) is
- * read once per stop when none does, else again at most once per given interval, whatever the
- * number of jobs and fires.
+ * read at most once per given interval during a stop, whatever the last read found and the number
+ * of jobs and fires: an instance that starts while every other waits in its stop gets the fires.
  */
 final class Departure {
 
@@ -143,13 +143,13 @@ final class Departure {
 
     /**
      * During a stop, returns whether another instance stays to run the fires this one refuses: read
-     * once, and again at most once per {@code reread} while one did stay (it may begin its own stop);
-     * a read that found none holds until the instance rejoins. Throws the database's exception.
+     * at most once per {@code reread}, whatever the last read found (one that stayed may begin its
+     * own stop; one may start while nobody stayed). Throws the database's exception.
      */
     synchronized boolean othersStaying(Duration reread) {
         Boolean known = staying;
         long now = System.nanoTime();
-        if (known != null && (!known || now - stayingReadAt < reread.toNanos())) {
+        if (known != null && now - stayingReadAt < reread.toNanos()) {
             return known;
         }
         boolean read = peers.othersStaying();

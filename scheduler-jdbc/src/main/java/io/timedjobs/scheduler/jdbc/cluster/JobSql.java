@@ -398,14 +398,19 @@ public class JobSql {
     }
 
     /**
-     * Deletes fire records older than now plus a (negative) delay, but for those of a run lease's
-     * holder: the fire a dead holder began is found by whoever takes its lease over (AbandonedRuns).
+     * Deletes fire records older than now plus a (negative) delay, but for the latest fire each run
+     * lease's holder recorded of its job: the fire a dead holder began is found by whoever takes its
+     * lease over (AbandonedRuns), and a job one instance runs back to back keeps one row, not all.
+     * The holders' latest fires are a grouped derived table, which MariaDB materialises: it cannot
+     * read the table it deletes from in a subquery otherwise.
      */
     Statement pruneFires() {
         return Statement.of(
-                "DELETE FROM " + fires + " WHERE fire_at < " + nowPlus + " AND NOT EXISTS (SELECT 1 FROM " + jobs
-                        + " held WHERE held.job_name = " + fires + ".job_name AND held.lease_owner = " + fires
-                        + ".instance_name)",
+                "DELETE FROM " + fires + " WHERE fire_at < " + nowPlus + " AND NOT EXISTS (SELECT 1 FROM"
+                        + " (SELECT f.job_name, MAX(f.fire_at) AS last_fire_at FROM " + fires + " f JOIN " + jobs
+                        + " held ON held.job_name = f.job_name AND held.lease_owner = f.instance_name"
+                        + " GROUP BY f.job_name) kept WHERE kept.job_name = " + fires + ".job_name"
+                        + " AND kept.last_fire_at = " + fires + ".fire_at)",
                 "minus keep millis");
     }
 

@@ -28,9 +28,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>A skip for a {@linkplain SkipReason#claimed() claimed} reason (its instance holds each fire's
  * record in the fires table, so no other fate can be written for it) of fires that follow the last
  * fire of the job's latest record, for the same reason, extends it: {@code fire_until} moves from
- * where this instance saw it end to the skip's last fire, by a compare-and-set, so that of the
- * instances that noticed the same fire one extends it and the others change nothing. Any other
- * skip, and a skip for another reason always, is written in a short transaction that first locks
+ * where this instance saw it end to the skip's last fire, by a compare-and-set. Only the
+ * instance that claimed a fire extends the record over it, so a compare-and-set that changes
+ * nothing means the record is gone (pruned by count or age): the skip is then written as any
+ * other, and no claimed fire is left without a fate. Any other skip, and a skip for another reason always, is written in a short transaction that first locks
  * the job's row in the jobs table: one job's new records are written one at a time across the
  * cluster, each writer reading what the one before wrote (a job with no row there is not
  * serialised: then the unique index on (name, fire_at, skip_reason) catches only an equal first
@@ -39,10 +40,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * record each. A writer that meets the index, or loses a deadlock, reads again and writes what is
  * left.
  *
- * <p>Costs: for a claimed reason, each instance that notices a fire which follows the record's last
- * one tries the same compare-and-set, one statement: one changes the record, the others nothing,
- * and take it that another did (reading the record once every {@value #CHECK_EVERY} fires, in case
- * it was pruned). Any other skip locks the job's row, reads the job's latest records, inserts or
+ * <p>Costs: for a claimed reason, a fire which follows the record's last one is one compare-and-set
+ * by the instance that claimed it (and, once after a prune, the locked write). Any other skip locks the job's row, reads the job's latest records, inserts or
  * extends, commits.
  */
 final class SkipRecords {
@@ -51,17 +50,10 @@ final class SkipRecords {
     private static final int TRIES = 3;
 
     /**
-     * How many fires in a row an instance takes it that another extended the record over, before it
-     * reads the record again: a record pruned meanwhile (the only other reason a compare-and-set from
-     * the last fire changes nothing) is found within this many fires.
+     * The skip record this instance last saw of a job: its id and reason, and the last fire it
+     * covered.
      */
-    static final int CHECK_EVERY = 60;
-
-    /**
-     * The skip record this instance last saw of a job: its id and reason, the last fire it covered,
-     * and for how many fires in a row this instance took it that another extended it.
-     */
-    private record Open(long id, SkipReason reason, Instant until, int assumed) {}
+    private record Open(long id, SkipReason reason, Instant until) {}
 
     private static final Log logger = LogFactory.getLog(RunHistory.class);
 
@@ -131,12 +123,9 @@ final class SkipRecords {
             if (extend(skip, known.id(), known.until())) {
                 return true;
             }
-            if (known.assumed() < CHECK_EVERY) {
-                // It ended at the fire before this one: another instance extended it over this one
-                // (or it was pruned, which a read finds within CHECK_EVERY fires).
-                open.put(skip.job(), new Open(known.id(), skip.reason(), skip.last(), known.assumed() + 1));
-                return false;
-            }
+            // Only this instance claimed these fires, so none other extended the record over them:
+            // it was pruned. Written below, as a new record.
+            open.remove(skip.job());
         }
         for (int round = 0; round < TRIES; round++) {
             try {
@@ -168,7 +157,7 @@ final class SkipRecords {
                     // another instance recorded some of these fires, or one of them ran
                     covering.add(record);
                     if (record.skipReason() == asked.reason()) {
-                        open.put(asked.job(), new Open(record.id(), asked.reason(), record.fireUntil(), 0));
+                        open.put(asked.job(), new Open(record.id(), asked.reason(), record.fireUntil()));
                     }
                 }
             }
@@ -244,7 +233,7 @@ final class SkipRecords {
                                         seenUntil)))
                 == 1;
         if (extended) {
-            open.put(skip.job(), new Open(id, skip.reason(), skip.last(), 0));
+            open.put(skip.job(), new Open(id, skip.reason(), skip.last()));
         }
         return extended;
     }

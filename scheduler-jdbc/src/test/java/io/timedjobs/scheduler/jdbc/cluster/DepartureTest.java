@@ -70,11 +70,12 @@ class DepartureTest {
     }
 
     /**
-     * A stop marks the instance leaving before it refuses a fire, and reads who stays once for all
-     * its jobs and fires when none does; while one stays, again only after the given interval.
+     * A stop marks the instance leaving before it refuses a fire, and reads who stays at most once
+     * per given interval for all its jobs and fires, whatever the last read found: an instance that
+     * starts while nobody stayed is found at the next interval.
      */
     @Test
-    void shouldMarkLeavingFirstAndReadWhoStaysOncePerStop() {
+    void shouldMarkLeavingFirstAndReadWhoStaysOncePerInterval() {
         java.util.List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
         AtomicBoolean othersStay = new AtomicBoolean(true);
         Departure departure = new Departure(new Departure.Peers() {
@@ -109,9 +110,14 @@ class DepartureTest {
                 .as("the interval passed")
                 .isFalse();
         for (int fire = 0; fire < 100; fire++) {
-            assertThat(departure.othersStaying(Duration.ZERO)).isFalse();
+            assertThat(departure.othersStaying(Duration.ofHours(1))).isFalse();
         }
         assertThat(calls).containsExactly("mark, fires begin: true", "read", "read");
+        othersStay.set(true); // an instance started during the stop
+        assertThat(departure.othersStaying(Duration.ZERO))
+                .as("the interval passed after nobody stayed")
+                .isTrue();
+        assertThat(calls).containsExactly("mark, fires begin: true", "read", "read", "read");
 
         departure.rejoin();
         othersStay.set(true);

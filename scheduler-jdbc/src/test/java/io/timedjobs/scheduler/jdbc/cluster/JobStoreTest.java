@@ -72,6 +72,41 @@ class JobStoreTest {
     }
 
     /**
+     * Of a run lease holder's fires of its job, a prune keeps only the latest: a job one instance
+     * runs back to back does not keep every fire it recorded.
+     */
+    @ParameterizedTest
+    @EnumSource(TestDatabases.Kind.class)
+    void shouldKeepOnlyTheHoldersLatestFireOfItsJob(TestDatabases.Kind kind) {
+        Fixture f = fixture(kind);
+        Instant now = now(f).truncatedTo(ChronoUnit.SECONDS);
+        f.a().definitions().register("job", CRON, null, null);
+        f.a().definitions().register("other", CRON, null, null);
+        for (int minute = 10; minute >= 5; minute--) {
+            insertFire(f, "job", now.minus(Duration.ofMinutes(minute)), "a");
+            insertFire(f, "other", now.minus(Duration.ofMinutes(minute)), "a");
+        }
+        insertFire(f, "job", now.minus(Duration.ofMinutes(4)), "b");
+        assertThat(f.a().acquireLease("job", LONG)).isEqualTo(JobStore.Lease.TAKEN);
+
+        assertThat(f.b().pruneFires(HORIZON.multipliedBy(2))).isEqualTo(12);
+
+        assertThat(f.jdbc().queryForList("SELECT job_name, instance_name FROM timed_jobs_fires"))
+                .singleElement()
+                .satisfies(row -> assertThat(row.values()).containsExactly("job", "a"));
+    }
+
+    private static void insertFire(Fixture f, String job, Instant fire, String instance) {
+        f.jdbc()
+                .update(
+                        "INSERT INTO timed_jobs_fires (job_name, fire_at, instance_name, recorded_at) VALUES (?, ?, ?, ?)",
+                        job,
+                        f.dialect().bind(fire),
+                        instance,
+                        f.dialect().bind(fire));
+    }
+
+    /**
      * A fire skipped while the job is paused is claimed, so an instance that finds the job resumed
      * a moment later cannot run it; and a fire already run cannot then be claimed as skipped: of a
      * skip and a run of one fire, the first written stands, in either order.
