@@ -28,10 +28,11 @@ import org.jspecify.annotations.Nullable;
  * downtime does not start a storm. The fires not run are skipped on purpose, and the watermark
  * passes them.
  *
- * <p><b>NOTE: the defaults.</b> A clustered job without a declaration has {@link #SKIP}: its missed
- * fires are not run. A recurring durable task whose schedule declares no policy has none at all,
- * which is not {@code SKIP}: its row is due, so the fire it was waiting for runs once, late, as any
- * due durable task does, and the fires after it are skipped. A declaration that leaves out its
+ * <p><b>NOTE: the default.</b> Without a declaration there is no catch-up: no missed fire is run on
+ * its account. A clustered job keeps no fire ahead of time, so nothing of the downtime runs (the
+ * same as {@link #SKIP}). A recurring durable task's row already holds the fire it was waiting for,
+ * a task handed to the store, which runs once, late, as any due durable task does; the fires after
+ * it are not run (declaring {@code SKIP} drops that one too). A declaration that leaves out its
  * window or maximum gets {@link #DEFAULT_WINDOW} (one day) and {@link #DEFAULT_MAX_FIRES} (24). None
  * of this is the core engine's {@code MisfirePolicy} (default {@code CATCH_UP}), which governs
  * something else: a fixed-rate task of a running scheduler that fell behind its own rhythm (a long
