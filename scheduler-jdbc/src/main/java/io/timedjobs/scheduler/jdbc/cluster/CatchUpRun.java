@@ -171,6 +171,10 @@ final class CatchUpRun {
         ClusterJobStats stats = context.stats();
         long start = System.nanoTime();
         busy = false;
+        // once taken, the lease is given back unless the fire runs: a claim that fails (or is
+        // refused) must not leave it held, or the job's fires would count as still running
+        boolean leased = false;
+        boolean claimed = false;
         try {
             JobStore.Lease lease = store.acquireLease(job.name(), context.maxRunTime());
             if (lease == JobStore.Lease.BUSY) {
@@ -179,24 +183,27 @@ final class CatchUpRun {
                 busy = true;
                 return;
             }
+            leased = true;
             if (lease == JobStore.Lease.TAKEN_OVER) {
                 job.leaseExpired();
                 store.history().abandoned().takenOver(job.name(), store.instance(), store.skipGate()::openToAbandoned);
             }
             missed.pollFirst();
-            if (!store.catchUp().claimMissedFire(job.name(), job.key(), fire)) {
-                stats.claimed(System.nanoTime() - start);
-                context.outages().succeeded();
-                stats.skipped(job.name(), SkipReason.LOST);
-                release(store);
-                return;
-            }
+            claimed = store.catchUp().claimMissedFire(job.name(), job.key(), fire);
             stats.claimed(System.nanoTime() - start);
             context.outages().succeeded();
+            if (!claimed) {
+                stats.skipped(job.name(), SkipReason.LOST);
+                return;
+            }
         } catch (DataAccessException ex) {
             context.outages().failed("catch-up claim of job " + job.name(), ex);
             stats.skipped(job.name(), SkipReason.DATABASE_DOWN);
             return;
+        } finally {
+            if (leased && !claimed) {
+                release(store);
+            }
         }
         stats.won(job.name());
         long began = System.nanoTime();
