@@ -12,8 +12,24 @@ import org.springframework.dao.DataAccessException;
  */
 abstract class RecordedFireJob extends ClusteredJob {
 
+    /** The fires the schedule steps over after a run here that lasted past them. */
+    private final PassedFires passed = new PassedFires(this);
+
     protected RecordedFireJob(String name, Runnable task, JobContext context) {
         super(name, task, context);
+    }
+
+    /**
+     * Returns {@code next}, the fire the schedule stepped to, having written the fates of the fires
+     * it steps over after a run here that lasted past them (see {@link PassedFires}).
+     */
+    protected final @Nullable Instant steppedTo(@Nullable Instant next) {
+        return passed.steppedTo(next);
+    }
+
+    /** The fires stepped over after the last run here are accounted for by the caller. */
+    protected final void passedAccountedFor() {
+        passed.forget();
     }
 
     /**
@@ -108,6 +124,7 @@ abstract class RecordedFireJob extends ClusteredJob {
             failure = ex;
             throw ex;
         } finally {
+            passed.ran(fire); // it held the lease until now: the fires it outlasted did not run
             long tookNanos = System.nanoTime() - began;
             @Nullable Throwable outcome = failure;
             endOfRun(() -> {
