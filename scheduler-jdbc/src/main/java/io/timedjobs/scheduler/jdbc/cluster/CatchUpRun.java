@@ -27,7 +27,8 @@ import org.springframework.dao.DataAccessException;
  * several instances do not overlap, and the instances that started together take turns), then in
  * one transaction move the watermark to the fire by compare-and-set and record it. Whoever moves the
  * watermark runs the fire; an instance that finds it at or past the fire drops it, since another
- * instance ran it or passed it. A busy lease is tried again a poll interval later. Until a job has
+ * instance ran it or passed it, or writes it as paused when the job is paused (see {@link
+ * #claimedPaused}). A busy lease is tried again a poll interval later. Until a job has
  * a watermark (its policy was just declared), the latest fire record stands in for it while records
  * live; without either there is nothing to catch up, and the job's first fire sets the watermark.
  */
@@ -193,7 +194,7 @@ final class CatchUpRun {
             stats.claimed(System.nanoTime() - start);
             context.outages().succeeded();
             if (!claimed) {
-                stats.skipped(job.name(), SkipReason.LOST);
+                stats.skipped(job.name(), claimedPaused(store, fire) ? SkipReason.PAUSED : SkipReason.LOST);
                 return;
             }
         } catch (DataAccessException ex) {
@@ -218,6 +219,24 @@ final class CatchUpRun {
             long tookNanos = System.nanoTime() - began;
             release(() -> store.releaseLease(job.name(), fire, tookNanos, outcome, true));
         }
+    }
+
+    /**
+     * The claim of a missed fire was refused: when the job is paused (the watermark does not move
+     * while it is), claims the fire as a paused fire of the schedule is claimed (its record in the
+     * fires table, if absent, so that a catch-up after the job is resumed cannot run it) and, if
+     * this instance's claim went through, writes it as {@code PAUSED}. Returns whether the job is
+     * paused. One read of the job's row, on this path only.
+     */
+    private boolean claimedPaused(JobStore store, Instant fire) {
+        JobStore.JobRow row = store.read(job.name());
+        if (row == null || !row.paused() || !job.key().equals(row.definitionKey())) {
+            return false; // another instance ran or passed the fire, or another definition fires
+        }
+        if (store.catchUp().claimPausedFire(job.name(), fire)) {
+            job.fates.skipped(fire, io.timedjobs.scheduler.jdbc.history.SkipReason.PAUSED);
+        }
+        return true;
     }
 
     private void release(JobStore store) {
