@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
+import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
@@ -217,7 +218,13 @@ final class CatchUpRun {
         } finally {
             Throwable outcome = failure;
             long tookNanos = System.nanoTime() - began;
-            release(() -> store.releaseLease(job.name(), fire, tookNanos, outcome, true));
+            if (!release(() -> store.releaseLease(job.name(), fire, tookNanos, outcome, true))
+                    && store.history().enabled()) {
+                // it ran: its record is written once the database is back (see UnwrittenEnds)
+                context.calls()
+                        .unwritten()
+                        .keep(FinishedRun.ofJob(job.name(), fire, store.instanceName(), tookNanos, outcome, true));
+            }
         }
     }
 
@@ -243,14 +250,19 @@ final class CatchUpRun {
         release(() -> store.releaseLease(job.name()));
     }
 
-    /** Releases the run lease (recording the run, for one that ran); logs a lease lost meanwhile. */
-    private void release(java.util.function.BooleanSupplier release) {
+    /**
+     * Releases the run lease (recording the run, for one that ran); logs a lease lost meanwhile.
+     * Returns false when the database could not be reached.
+     */
+    private boolean release(java.util.function.BooleanSupplier release) {
         try {
             if (!release.getAsBoolean()) {
                 job.leaseLostDuringRun();
             }
+            return true;
         } catch (DataAccessException ex) {
             job.context.outages().failed("release of job " + job.name(), ex);
+            return false;
         }
     }
 }

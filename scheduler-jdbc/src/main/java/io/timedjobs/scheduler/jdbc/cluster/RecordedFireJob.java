@@ -134,8 +134,19 @@ abstract class RecordedFireJob extends ClusteredJob {
                     }
                 } catch (DataAccessException ex) {
                     context.outages().failed("release of job " + name, ex);
+                    keepUnwritten(store.run(name, fire, tookNanos, outcome));
                 }
             });
+        }
+    }
+
+    /**
+     * Keeps the record of a run whose end could not be written, to write it once the database is
+     * back (see {@link UnwrittenEnds}): it ran, and the history says so.
+     */
+    final void keepUnwritten(io.timedjobs.scheduler.jdbc.history.FinishedRun run) {
+        if (context.store().history().enabled()) {
+            context.calls().unwritten().keep(run);
         }
     }
 
