@@ -52,6 +52,9 @@ final class CatchUpRun {
      */
     private volatile boolean busy;
 
+    /** The schedule's next fire when the missed fire tried now was chosen; its run may outlast it. */
+    private volatile @Nullable Instant scheduledNext;
+
     private CatchUpRun(ClusteredJob job, CatchUpPolicy policy, UnaryOperator<@Nullable Instant> fires) {
         this.job = Objects.requireNonNull(job, "job");
         this.policy = Objects.requireNonNull(policy, "policy");
@@ -98,6 +101,7 @@ final class CatchUpRun {
             }
             planned = true;
         }
+        scheduledNext = next;
         return missed.peekFirst();
     }
 
@@ -216,6 +220,10 @@ final class CatchUpRun {
             failure = ex;
             throw ex;
         } finally {
+            Instant next = scheduledNext;
+            if (next != null && job instanceof RecordedFireJob recorded) {
+                recorded.caughtUpBefore(next); // the schedule's fires it outlasted did not run
+            }
             Throwable outcome = failure;
             long tookNanos = System.nanoTime() - began;
             if (!release(() -> store.releaseLease(job.name(), fire, tookNanos, outcome, true))

@@ -11,7 +11,8 @@ import org.springframework.dao.DataAccessException;
 /**
  * Used by one {@link RecordedFireJob} only, under its thread rule (a run and the trigger's step
  * that follows it alternate, so the field is volatile and never written at once): the nominal fires
- * the job's schedule steps over after a run on this instance that lasted past them. Runs never
+ * the job's schedule steps over after a run on this instance that lasted past them (a run of the
+ * schedule's fire, or a catch-up run of a missed one). Runs never
  * overlap, so none of them ran; an instance that tried one while the run went on recorded it and
  * wrote it as {@link SkipReason#STILL_RUNNING}. The others, which no instance tried (this one
  * carries the job alone), are written here once the run has ended: one read of the fires table
@@ -25,8 +26,8 @@ final class PassedFires {
 
     private final RecordedFireJob job;
 
-    /** The fire of this instance's last run, until the schedule steps past it; or null. */
-    private volatile @Nullable Instant ran;
+    /** The first nominal fire this instance's last run may have outlasted, until the schedule steps past it; or null. */
+    private volatile @Nullable Instant from;
 
     PassedFires(RecordedFireJob job) {
         this.job = job;
@@ -34,31 +35,40 @@ final class PassedFires {
 
     /** This instance ran {@code fire}; its run has ended. */
     void ran(Instant fire) {
-        ran = fire;
+        UnaryOperator<@Nullable Instant> step = job.nominalFires();
+        from = step == null ? null : step.apply(fire);
+    }
+
+    /**
+     * This instance ran a missed fire, a catch-up run, while {@code first} was the schedule's next
+     * fire; the run has ended.
+     */
+    void ranBefore(Instant first) {
+        from = first;
     }
 
     /** The fires after the last run are accounted for by the caller (or none is to be). */
     void forget() {
-        ran = null;
+        from = null;
     }
 
     /**
-     * The schedule stepped to {@code next}: if the fire before it ran here, writes the nominal fires
-     * between the two, as the class comment says; returns {@code next}.
+     * The schedule stepped to {@code next}: if a run here may have outlasted fires before it, writes
+     * the nominal fires from the first of those to {@code next}, as the class comment says; returns
+     * {@code next}.
      */
     @Nullable
     Instant steppedTo(@Nullable Instant next) {
-        Instant fire = ran;
-        ran = null;
+        Instant first = from;
+        from = null;
         UnaryOperator<@Nullable Instant> step = job.nominalFires();
-        if (fire == null
+        if (first == null
                 || next == null
                 || step == null
                 || !job.context.store().history().enabled()) {
             return next;
         }
-        Instant first = step.apply(fire);
-        if (first == null || !first.isBefore(next)) {
+        if (!first.isBefore(next)) {
             return next; // the run ended before the next fire: nothing passed
         }
         Instant last = first;

@@ -27,6 +27,11 @@ abstract class RecordedFireJob extends ClusteredJob {
         return passed.steppedTo(next);
     }
 
+    /** A catch-up run here has ended, begun while {@code next} was the schedule's next fire (see {@link PassedFires}). */
+    final void caughtUpBefore(Instant next) {
+        passed.ranBefore(next);
+    }
+
     /** The fires stepped over after the last run here are accounted for by the caller. */
     protected final void passedAccountedFor() {
         passed.forget();

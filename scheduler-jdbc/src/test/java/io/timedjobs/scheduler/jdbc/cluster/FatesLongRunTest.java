@@ -51,11 +51,13 @@ class FatesLongRunTest {
 
     @AfterEach
     void close() {
-        CountDownLatch open = hold;
-        hold = null;
-        if (open != null) {
-            open.countDown();
+        for (CountDownLatch open : java.util.Arrays.asList(hold, holdMissed)) {
+            if (open != null) {
+                open.countDown();
+            }
         }
+        hold = null;
+        holdMissed = null;
         if (instance != null) {
             instance.close();
         }
@@ -115,6 +117,51 @@ class FatesLongRunTest {
         }
     }
 
+    /**
+     * A catch-up run after a downtime, held for about 3.5 s on a lone instance: the fires of the
+     * schedule it outlasted have one fate each, as have the downtime's fires and those after.
+     */
+    @ParameterizedTest
+    @EnumSource(value = TestDatabases.Kind.class, names = "POSTGRESQL")
+    void shouldGiveEachFireALongCatchUpRunOutlastedOneFate(TestDatabases.Kind kind) throws Exception {
+        DataSource dataSource = OncePerFireTest.createTables(kind);
+        RunLog log = new RunLog();
+        instance = TestInstance.start(
+                dataSource, "a", Duration.ZERO, SETTINGS, RunHistorySettings.defaults(), log, LongCatchUp.class);
+        Instant started = Instant.now();
+        await().atMost(WAIT).until(() -> after(log, "each", started) >= 2);
+        String job = job("each");
+        Instant from =
+                log.fires("each").stream().filter(started::isBefore).findFirst().orElseThrow();
+        instance.close();
+        instance = null;
+
+        // down for longer than the horizon: waiting out a time, not an event
+        await().pollDelay(Duration.ofSeconds(4)).atMost(WAIT).until(() -> true);
+        held = new CountDownLatch(1);
+        CountDownLatch open = new CountDownLatch(1);
+        holdMissed = open;
+        instance = TestInstance.start(
+                dataSource, "a", Duration.ZERO, SETTINGS, RunHistorySettings.defaults(), log, LongCatchUp.class);
+        assertThat(held.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        // the catch-up run goes on for about 3.5 s: a time to wait out, not an event
+        await().pollDelay(Duration.ofMillis(3500)).atMost(WAIT).until(() -> true);
+        holdMissed = null;
+        open.countDown();
+        Instant released = Instant.now();
+        await().atMost(WAIT).until(() -> after(log, "each", released) >= 3);
+        Instant to = log.fires("each").get(log.fires("each").size() - 1);
+        instance.close();
+        instance = null;
+
+        RunHistory history =
+                new RunHistory(ClusterDatabase.of(dataSource, TableNames.defaults()), RunHistorySettings.defaults());
+        FatesTest.assertOneFatePerFire(history, job, from, to);
+        assertThat(history.find(RunHistoryQuery.all().job(job).skipReason(SkipReason.STILL_RUNNING)))
+                .as("fires of the schedule the catch-up run outlasted")
+                .isNotEmpty();
+    }
+
     private static long after(RunLog log, String job, Instant since) {
         return log.fires(job).stream().filter(since::isBefore).count();
     }
@@ -124,6 +171,33 @@ class FatesLongRunTest {
                 .filter(name -> name.endsWith("." + method))
                 .findFirst()
                 .orElseThrow();
+    }
+
+    /** When set, a catch-up run of {@link LongCatchUp} waits for it to open, having counted down {@link #held}. */
+    static volatile @Nullable CountDownLatch holdMissed;
+
+    /** A cron job every second that catches up each missed fire; a catch-up run waits while {@link #holdMissed} is set. */
+    static class LongCatchUp {
+        private final RunLog log;
+        private final String instance;
+
+        LongCatchUp(RunLog log, String instanceName) {
+            this.log = log;
+            this.instance = instanceName;
+        }
+
+        @Scheduled(cron = "* * * * * *")
+        @io.timedjobs.scheduler.jdbc.CatchUp(value = io.timedjobs.scheduler.jdbc.CatchUp.Policy.EACH, maxFires = 100)
+        void each() throws InterruptedException {
+            boolean missed = ClusteredJobs.currentFireIsMissed();
+            log.record(missed ? "each-missed" : "each", instance, System.nanoTime());
+            CountDownLatch wait = holdMissed;
+            if (missed && wait != null) {
+                holdMissed = null;
+                held.countDown();
+                wait.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
     }
 
     /** A cron job and a fixed-rate job, every second; a run of either waits while {@link #hold} is set. */
