@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import io.timedjobs.scheduler.jdbc.history.RunHistory;
+import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import io.timedjobs.scheduler.jdbc.history.RunRecord;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -63,14 +64,21 @@ final class UnwrittenEnds {
     /**
      * Writes the kept records, oldest first, each in its own short transaction, after a read of the
      * history that leaves out one already there (a commit that went through though its answer was
-     * lost); stops at the first the database refuses, keeping it and those after it for the next
-     * poll. Costs nothing while none is kept.
+     * lost; a record of the run found abandoned meanwhile gives way, as at a late end of a run);
+     * stops at the first the database refuses, keeping it and those after it for the next poll.
+     * Costs nothing while none is kept.
      */
     void write(RunHistory history) {
         for (FinishedRun run = peek(); run != null; run = peek()) {
             try {
-                if (!written(history, run)) {
+                java.util.List<RunRecord> covering =
+                        history.fateAt(run.name(), run.fireAt()).covering();
+                if (!written(covering, run)) {
                     history.complete(() -> true, run, true);
+                    if (covering.stream().anyMatch(record -> record.outcome() == RunOutcome.ABANDONED)) {
+                        // found abandoned meanwhile (its lease was taken over): this record stands instead
+                        history.abandoned().endedLate(run.name(), run.fireAt(), run.instance());
+                    }
                 }
             } catch (DataAccessException ex) {
                 return; // still away: the next poll tries again
@@ -92,10 +100,12 @@ final class UnwrittenEnds {
         }
     }
 
-    /** Whether the history holds a run of the record's fire by its instance already. */
-    private static boolean written(RunHistory history, FinishedRun run) {
-        for (RunRecord record : history.fateAt(run.name(), run.fireAt()).covering()) {
-            if (!record.skipped() && record.instance().equals(run.instance())) {
+    /** Whether the history holds a run of the record's fire by its instance already (not one found abandoned). */
+    private static boolean written(java.util.List<RunRecord> covering, FinishedRun run) {
+        for (RunRecord record : covering) {
+            if (!record.skipped()
+                    && record.outcome() != RunOutcome.ABANDONED
+                    && record.instance().equals(run.instance())) {
                 return true;
             }
         }
