@@ -2,6 +2,7 @@ package io.timedjobs.scheduler.jdbc.cluster;
 
 import io.timedjobs.scheduler.jdbc.CatchUpPolicy;
 import io.timedjobs.scheduler.jdbc.cluster.ClusterJobStats.SkipReason;
+import io.timedjobs.scheduler.jdbc.history.FinishedRun;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
@@ -27,7 +28,8 @@ import org.springframework.dao.DataAccessException;
  * several instances do not overlap, and the instances that started together take turns), then in
  * one transaction move the watermark to the fire by compare-and-set and record it. Whoever moves the
  * watermark runs the fire; an instance that finds it at or past the fire drops it, since another
- * instance ran it or passed it. A busy lease is tried again a poll interval later. Until a job has
+ * instance ran it or passed it, or writes it as paused when the job is paused (see {@link
+ * #claimedPaused}). A busy lease is tried again a poll interval later. Until a job has
  * a watermark (its policy was just declared), the latest fire record stands in for it while records
  * live; without either there is nothing to catch up, and the job's first fire sets the watermark.
  */
@@ -49,6 +51,9 @@ final class CatchUpRun {
      * by its trigger, which alternate but may be on different pool threads: hence volatile.
      */
     private volatile boolean busy;
+
+    /** The schedule's next fire when the missed fire tried now was chosen; its run may outlast it. */
+    private volatile @Nullable Instant scheduledNext;
 
     private CatchUpRun(ClusteredJob job, CatchUpPolicy policy, UnaryOperator<@Nullable Instant> fires) {
         this.job = Objects.requireNonNull(job, "job");
@@ -96,6 +101,7 @@ final class CatchUpRun {
             }
             planned = true;
         }
+        scheduledNext = next;
         return missed.peekFirst();
     }
 
@@ -171,6 +177,10 @@ final class CatchUpRun {
         ClusterJobStats stats = context.stats();
         long start = System.nanoTime();
         busy = false;
+        // once taken, the lease is given back unless the fire runs: a claim that fails (or is
+        // refused) must not leave it held, or the job's fires would count as still running
+        boolean leased = false;
+        boolean claimed = false;
         try {
             JobStore.Lease lease = store.acquireLease(job.name(), context.maxRunTime());
             if (lease == JobStore.Lease.BUSY) {
@@ -179,24 +189,27 @@ final class CatchUpRun {
                 busy = true;
                 return;
             }
+            leased = true;
             if (lease == JobStore.Lease.TAKEN_OVER) {
                 job.leaseExpired();
                 store.history().abandoned().takenOver(job.name(), store.instance(), store.skipGate()::openToAbandoned);
             }
             missed.pollFirst();
-            if (!store.catchUp().claimMissedFire(job.name(), job.key(), fire)) {
-                stats.claimed(System.nanoTime() - start);
-                context.outages().succeeded();
-                stats.skipped(job.name(), SkipReason.LOST);
-                release(store);
-                return;
-            }
+            claimed = store.catchUp().claimMissedFire(job.name(), job.key(), fire);
             stats.claimed(System.nanoTime() - start);
             context.outages().succeeded();
+            if (!claimed) {
+                stats.skipped(job.name(), claimedPaused(store, fire) ? SkipReason.PAUSED : SkipReason.LOST);
+                return;
+            }
         } catch (DataAccessException ex) {
             context.outages().failed("catch-up claim of job " + job.name(), ex);
             stats.skipped(job.name(), SkipReason.DATABASE_DOWN);
             return;
+        } finally {
+            if (leased && !claimed) {
+                release(store);
+            }
         }
         stats.won(job.name());
         long began = System.nanoTime();
@@ -207,24 +220,57 @@ final class CatchUpRun {
             failure = ex;
             throw ex;
         } finally {
+            Instant next = scheduledNext;
+            if (next != null && job instanceof RecordedFireJob recorded) {
+                recorded.caughtUpBefore(next); // the schedule's fires it outlasted did not run
+            }
             Throwable outcome = failure;
             long tookNanos = System.nanoTime() - began;
-            release(() -> store.releaseLease(job.name(), fire, tookNanos, outcome, true));
+            if (!release(() -> store.releaseLease(job.name(), fire, tookNanos, outcome, true))
+                    && store.history().enabled()) {
+                // it ran: its record is written once the database is back (see UnwrittenEnds)
+                context.calls()
+                        .unwritten()
+                        .keep(FinishedRun.ofJob(job.name(), fire, store.instanceName(), tookNanos, outcome, true));
+            }
         }
+    }
+
+    /**
+     * The claim of a missed fire was refused: when the job is paused (the watermark does not move
+     * while it is), claims the fire as a paused fire of the schedule is claimed (its record in the
+     * fires table, if absent, so that a catch-up after the job is resumed cannot run it) and, if
+     * this instance's claim went through, writes it as {@code PAUSED}. Returns whether the job is
+     * paused. One read of the job's row, on this path only.
+     */
+    private boolean claimedPaused(JobStore store, Instant fire) {
+        JobStore.JobRow row = store.read(job.name());
+        if (row == null || !row.paused() || !job.key().equals(row.definitionKey())) {
+            return false; // another instance ran or passed the fire, or another definition fires
+        }
+        if (store.catchUp().claimPausedFire(job.name(), fire)) {
+            job.fates.skipped(fire, io.timedjobs.scheduler.jdbc.history.SkipReason.PAUSED);
+        }
+        return true;
     }
 
     private void release(JobStore store) {
         release(() -> store.releaseLease(job.name()));
     }
 
-    /** Releases the run lease (recording the run, for one that ran); logs a lease lost meanwhile. */
-    private void release(java.util.function.BooleanSupplier release) {
+    /**
+     * Releases the run lease (recording the run, for one that ran); logs a lease lost meanwhile.
+     * Returns false when the database could not be reached.
+     */
+    private boolean release(java.util.function.BooleanSupplier release) {
         try {
             if (!release.getAsBoolean()) {
                 job.leaseLostDuringRun();
             }
+            return true;
         } catch (DataAccessException ex) {
             job.context.outages().failed("release of job " + job.name(), ex);
+            return false;
         }
     }
 }

@@ -102,6 +102,16 @@ final class CatchUpStore {
     }
 
     /**
+     * Claims a missed fire of a paused job for its skip: its record in the fires table, whatever its
+     * age (as {@link #claimMissedFire} writes one), if absent; the watermark does not move. Returns
+     * whether this instance wrote it: of a skip and a catch-up run of one fire, the first stands.
+     */
+    boolean claimPausedFire(String job, Instant fireAt) {
+        return dialect.insertIfAbsent(jdbc, sql.recordMissedFire().sql(), job, dialect.bind(fireAt), instance.name())
+                == 1;
+    }
+
+    /**
      * Moves the watermark from {@code read} (null for none) to {@code to} if it still holds {@code
      * read}; returns whether it did.
      */

@@ -162,6 +162,7 @@ public final class ClusteredJobs implements SchedulingConfigurer, BeanFactoryAwa
             history.pruneIfDue();
         });
         heartbeat.addPollAction(store::polled);
+        heartbeat.addPollAction(() -> calls.unwritten().write(history)); // ends the database missed
         heartbeat.addHoldings(() -> {
             List<String> held = store.heldSinceLastPoll();
             return held.isEmpty() ? "" : "the run lease of job(s) " + held;

@@ -10,7 +10,8 @@ import org.springframework.scheduling.support.CronExpression;
 /**
  * A clustered cron job; thread rule of {@link ClusteredJob}. Fires are the instants of the cron
  * expression in its zone; expression and zone are its definition, so a deploy that changes either
- * switches the job to the new one (see {@link ClusteredJob}).
+ * switches the job to the new one (see {@link ClusteredJob}). The next fire is the first after
+ * now; the fires a run here outlasted are written as still running ({@link PassedFires}).
  */
 final class CronJob extends RecordedFireJob {
 
@@ -32,7 +33,7 @@ final class CronJob extends RecordedFireJob {
         Instant last = lastFire;
         Instant base = last != null && last.isAfter(now) ? last : now;
         ZonedDateTime next = cron.next(base.atZone(zone));
-        return next == null ? null : next.toInstant();
+        return steppedTo(next == null ? null : next.toInstant());
     }
 
     @Override

@@ -376,4 +376,11 @@ final class Fates {
         }
         return new SkippedFires(job, first, last, fires, SkipReason.MISSED, instance);
     }
+
+    /** As {@link #skipped(Instant, SkipReason)}, for a range of fires noticed now with the database at hand. */
+    void skipped(SkippedFires skip) {
+        if (recorded()) {
+            write(skip, step());
+        }
+    }
 }

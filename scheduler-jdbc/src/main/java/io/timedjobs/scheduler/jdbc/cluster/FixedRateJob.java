@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * agree on it: the fire record alone decides who runs each grid point. After a fire, the next is
  * the following grid point. When that point has passed already (a run longer than the period, a
  * thread held up), only the latest point reached is tried, late, and the ones before it are not:
- * a clustered job never catches up in a burst. While the database is known to be away, the next
+ * a clustered job never catches up in a burst (after a run here, those it outlasted are written as
+ * still running; see {@link PassedFires}). While the database is known to be away, the next
  * is the first point not in the past, and the points passed over are counted as skipped for it
  * ({@code DATABASE_DOWN}): fires that fall in an outage never run late after it. A point half a
  * horizon old is never tried either.
@@ -61,6 +62,11 @@ final class FixedRateJob extends RecordedFireJob {
 
     @Override
     protected @Nullable Instant nextFire() {
+        return steppedTo(nextGridPoint());
+    }
+
+    /** Returns the grid point to try next, as the class comment says. */
+    private Instant nextGridPoint() {
         Instant grid = Objects.requireNonNull(anchor, "anchor");
         Instant now = context.clock().now();
         Instant oldest = now.minus(context.fireHorizon().dividedBy(2));
@@ -71,6 +77,7 @@ final class FixedRateJob extends RecordedFireJob {
                 return next;
             }
             if (context.outages().inOutage()) {
+                passedAccountedFor(); // the points passed over are DATABASE_DOWN, below
                 Instant first = firstGridPointNotBefore(grid, period, now);
                 long passed = Duration.between(next, first).toNanos() / period.toNanos();
                 context.stats().skipped(name, ClusterJobStats.SkipReason.DATABASE_DOWN, passed);

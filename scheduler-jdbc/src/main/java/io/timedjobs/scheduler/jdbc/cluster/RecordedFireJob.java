@@ -12,8 +12,29 @@ import org.springframework.dao.DataAccessException;
  */
 abstract class RecordedFireJob extends ClusteredJob {
 
+    /** The fires the schedule steps over after a run here that lasted past them. */
+    private final PassedFires passed = new PassedFires(this);
+
     protected RecordedFireJob(String name, Runnable task, JobContext context) {
         super(name, task, context);
+    }
+
+    /**
+     * Returns {@code next}, the fire the schedule stepped to, having written the fates of the fires
+     * it steps over after a run here that lasted past them (see {@link PassedFires}).
+     */
+    protected final @Nullable Instant steppedTo(@Nullable Instant next) {
+        return passed.steppedTo(next);
+    }
+
+    /** A catch-up run here has ended, begun while {@code next} was the schedule's next fire (see {@link PassedFires}). */
+    final void caughtUpBefore(Instant next) {
+        passed.ranBefore(next);
+    }
+
+    /** The fires stepped over after the last run here are accounted for by the caller. */
+    protected final void passedAccountedFor() {
+        passed.forget();
     }
 
     /**
@@ -108,6 +129,7 @@ abstract class RecordedFireJob extends ClusteredJob {
             failure = ex;
             throw ex;
         } finally {
+            passed.ran(fire); // it held the lease until now: the fires it outlasted did not run
             long tookNanos = System.nanoTime() - began;
             @Nullable Throwable outcome = failure;
             endOfRun(() -> {
@@ -117,8 +139,19 @@ abstract class RecordedFireJob extends ClusteredJob {
                     }
                 } catch (DataAccessException ex) {
                     context.outages().failed("release of job " + name, ex);
+                    keepUnwritten(store.run(name, fire, tookNanos, outcome));
                 }
             });
+        }
+    }
+
+    /**
+     * Keeps the record of a run whose end could not be written, to write it once the database is
+     * back (see {@link UnwrittenEnds}): it ran, and the history says so.
+     */
+    final void keepUnwritten(io.timedjobs.scheduler.jdbc.history.FinishedRun run) {
+        if (context.store().history().enabled()) {
+            context.calls().unwritten().keep(run);
         }
     }
 

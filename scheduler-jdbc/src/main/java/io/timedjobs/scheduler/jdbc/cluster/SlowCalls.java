@@ -63,6 +63,9 @@ final class SlowCalls {
     /** Whether the skips of the present spell of slowness were logged. */
     private final AtomicBoolean spellLogged = new AtomicBoolean();
 
+    /** The records of runs whose end could not be written, written at the heartbeat's polls. */
+    private final UnwrittenEnds unwritten = new UnwrittenEnds();
+
     /** Calls of an instance whose name is unknown. */
     SlowCalls() {
         this("");
@@ -72,6 +75,11 @@ final class SlowCalls {
     SlowCalls(String instanceName) {
         this.threadPrefix = "timed-jobs-run-end-" + (instanceName.isEmpty() ? "" : instanceName + "-");
         this.helpers = newHelpers();
+    }
+
+    /** Returns the records of runs whose end could not be written (see {@link UnwrittenEnds}). */
+    UnwrittenEnds unwritten() {
+        return unwritten;
     }
 
     private ThreadPoolExecutor newHelpers() {
