@@ -112,10 +112,14 @@ class ClusteredRunHistoryTest {
         JobStore off = new JobStore(database, instance);
         JobStore on = new JobStore(database, instance, new RunHistory(database, RunHistorySettings.defaults()));
         Instant fire = Instant.parse("2026-01-01T10:00:00Z");
+        // runs that held their lease, as a run does
+        on.definitions().register("job", new JobDefinition("cron", "* * * * * *", "UTC", Duration.ZERO), null, null);
+        assertThat(off.acquireLease("job", Duration.ofMinutes(1))).isEqualTo(JobStore.Lease.TAKEN);
 
         long before = counter.transactions();
         off.releaseLease("job", fire, 1_000_000, null);
         long without = counter.transactions() - before;
+        assertThat(on.acquireLease("job", Duration.ofMinutes(1))).isEqualTo(JobStore.Lease.TAKEN);
         before = counter.transactions();
         on.releaseLease("job", fire, 1_000_000, new IllegalStateException("boom"));
         on.delayed().completeDelayedFire("job", "key", Duration.ofSeconds(1), fire, 1_000_000, null);
