@@ -159,9 +159,13 @@ final class Fates {
         }
     }
 
-    /** The fires from {@code first} to {@code last}, {@code fires} of them, were skipped here with no database. */
+    /**
+     * The fires from {@code first} to {@code last}, {@code fires} of them, were skipped here with no
+     * database. Not for a job with a catch-up policy: it lists the fires of an outage itself once it
+     * ends, and runs each or writes it {@link SkipReason#MISSED}.
+     */
     void down(Instant first, Instant last, long fires) {
-        if (!recorded() || fires < 1) {
+        if (!recorded() || fires < 1 || job.catchesUp()) {
             return;
         }
         Range was = down;
