@@ -11,7 +11,6 @@ import io.timedjobs.scheduler.jdbc.history.RunOutcome;
 import io.timedjobs.scheduler.jdbc.history.RunRecord;
 import io.timedjobs.scheduler.jdbc.history.SkipReason;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -92,9 +91,8 @@ final class JdbcHistorySearch {
         if (id < 1 || id == Long.MAX_VALUE) {
             return null;
         }
-        List<RunRecord> found =
-                history.page(RunHistoryQuery.all().limit(1).cursor(id + 1)).records();
-        return found.isEmpty() || found.get(0).id() != id ? null : view(found.get(0), true);
+        RunRecord found = history.find(id);
+        return found == null ? null : view(found, true);
     }
 
     private static @Nullable Long cursor(@Nullable String cursor) {

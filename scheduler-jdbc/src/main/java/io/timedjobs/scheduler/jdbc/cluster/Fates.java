@@ -302,7 +302,6 @@ final class Fates {
         if (gapChecked || !recorded()) {
             return;
         }
-        gapChecked = true;
         Instant cutoff = pastHorizon(); // before the reads: no fire before it is recorded after them
         try {
             // the latest fire recorded, or accounted for in the history (the fire records are kept
@@ -331,8 +330,9 @@ final class Fates {
                     missedLate = new Range(late, lateLast, fires);
                 }
             }
+            gapChecked = true;
         } catch (DataAccessException ex) {
-            // a label only; the next start looks again
+            // looked at again before the next fire: the gap is measured from the same recorded fire
         }
     }
 

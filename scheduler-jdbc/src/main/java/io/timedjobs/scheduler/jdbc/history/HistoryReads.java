@@ -36,6 +36,13 @@ final class HistoryReads {
         return new RunHistoryPage(page, page.get(page.size() - 1).id());
     }
 
+    /** See {@link RunHistory#find(long)}. */
+    @Nullable
+    RunRecord byId(long id) {
+        List<RunRecord> found = jdbc.query(sql.byId().sql(), ps -> dialect.bind(ps, List.of(id)), records);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
     /** See {@link RunHistory#fateAt}. */
     FireFate fateAt(String job, Instant at) {
         Objects.requireNonNull(job, "job");

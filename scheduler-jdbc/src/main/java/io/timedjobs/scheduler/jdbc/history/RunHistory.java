@@ -315,18 +315,21 @@ public final class RunHistory {
     }
 
     /**
-     * Returns one page of the records that meet the query, latest written first, with the cursor of
-     * the next page; see {@link RunHistoryPage} for why paging on never repeats nor misses a record.
-     * A page's records carry no stack trace (null): {@link #fateAt} and {@link #find} read it.
+     * Returns one page of the records that meet the query, latest written first, with the next page's
+     * cursor (see {@link RunHistoryPage}); without stack traces, which {@link #find(long)} reads.
      */
     public RunHistoryPage page(RunHistoryQuery query) {
         return reads.page(query);
     }
 
+    /** Returns record {@code id} whole, its stack trace included, or null if there is none. */
+    public @Nullable RunRecord find(long id) {
+        return reads.byId(id);
+    }
+
     /**
      * Returns what happened to clustered job {@code job} at {@code at}: the records whose nominal
-     * fires include it, and the nearest ones before and after it. Two reads on the (name, fire_at)
-     * index.
+     * fires include it, and the nearest before and after it; two reads on the (name, fire_at) index.
      */
     public FireFate fateAt(String job, Instant at) {
         return reads.fateAt(job, at);
@@ -416,10 +419,7 @@ public final class RunHistory {
         return StackTraces.bounded(error, ERROR_LENGTH);
     }
 
-    /**
-     * Returns the stack trace of a run that threw, cut to {@link #STACK_TRACE_LENGTH} characters at a
-     * frame's end, with a line saying how many frames were left out.
-     */
+    /** Returns a run's stack trace, cut at a frame's end within {@link #STACK_TRACE_LENGTH} characters. */
     public static String stackTrace(Throwable failure) {
         return StackTraces.of(failure, STACK_TRACE_LENGTH);
     }

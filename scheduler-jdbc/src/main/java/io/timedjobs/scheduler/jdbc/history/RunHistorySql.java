@@ -99,6 +99,11 @@ final class RunHistorySql {
         return Statement.of(sql, RECORD_BINDS);
     }
 
+    /** One record by its id, whole. */
+    Statement byId() {
+        return Statement.of("SELECT " + COLUMNS + " FROM " + table + " WHERE id = ?", "id");
+    }
+
     /**
      * The records that meet a query's conditions, latest start first, or latest written first when
      * {@code byId} (the order of a page, whose records carry no stack trace); bound by {@link
